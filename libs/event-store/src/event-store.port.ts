@@ -1,0 +1,102 @@
+/** Who caused an event, and why: carried with every appended event. */
+export interface EventMetadata {
+  org?: string;
+  actor?: { kind: 'user' | 'service_account' | 'system'; name: string };
+  correlation_id?: string;
+  causation_id?: string;
+  [key: string]: unknown;
+}
+
+export interface EventToAppend {
+  /** Unique id; appending the same ids again is a no-op (idempotent append). */
+  id: string;
+  /** Stable snake_case name, never a class name. */
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+}
+
+export interface StoredEvent extends EventToAppend {
+  stream: string;
+  /** 0-based position of the event inside its stream. */
+  revision: number;
+  /** Position in the one global log: strictly increasing. */
+  position: number;
+  /** Commit instant in microseconds since the epoch: never decreases along `position`. */
+  recordedAt: number;
+}
+
+/** A stream revision (0-based, of its last event), or a condition on the stream. */
+export type ExpectedRevision = number | 'no_stream' | 'stream_exists' | 'any';
+
+export interface AppendResult {
+  /** Revision of the last event appended (the stream's new revision). */
+  nextRevision: number;
+  /** Global position of the last event appended. */
+  position: number;
+  recordedAt: number;
+}
+
+export interface LogHead {
+  position: number;
+  recordedAt: number;
+}
+
+export interface ReadStreamOptions {
+  fromRevision?: number;
+  /** Time travel: only events recorded at or before this instant (microseconds). */
+  untilRecordedAt?: number;
+}
+
+export interface Following {
+  stop(): Promise<void>;
+}
+
+export interface FollowOptions {
+  batchSize?: number;
+  /** Called when the handler or a read fails; the follower retries from its last good position. */
+  onError?: (error: unknown) => void;
+  retryDelayMs?: number;
+}
+
+export type BatchHandler = (events: StoredEvent[]) => Promise<void>;
+
+/**
+ * The one event log. Every aggregate has its own stream; the store assigns the
+ * global position and recorded_at. Adapters: SQLite (embedded) and KurrentDB.
+ */
+export interface EventStore {
+  readonly kind: 'sqlite' | 'kurrentdb';
+  append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** One stream in revision order; its cost depends on that stream only. */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
+  /** The log after `afterPosition` (exclusive; 0 = from the beginning), in position order. */
+  readAll(afterPosition: number, limit: number): Promise<StoredEvent[]>;
+  head(): Promise<LogHead>;
+  /** Catch up from `afterPosition`, then follow live appends until stopped. */
+  follow(afterPosition: number, handler: BatchHandler, options?: FollowOptions): Following;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`Wrong expected revision on '${stream}': expected ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+/** The engine behind a port cannot be reached: answered 503 with Retry-After. */
+export class StoreUnavailableError extends Error {
+  constructor(
+    readonly engine: string,
+    cause?: unknown,
+  ) {
+    super(`${engine} is unavailable${cause instanceof Error ? `: ${cause.message}` : ''}`, { cause });
+    this.name = 'StoreUnavailableError';
+  }
+}

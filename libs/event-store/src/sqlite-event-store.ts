@@ -1,0 +1,224 @@
+import Database from 'better-sqlite3';
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { followByPolling } from './follow-loop';
+import { nowMicros } from './microseconds';
+import {
+  AppendResult,
+  BatchHandler,
+  EventStore,
+  EventToAppend,
+  ExpectedRevision,
+  FollowOptions,
+  Following,
+  LogHead,
+  ReadStreamOptions,
+  StoredEvent,
+  WrongExpectedRevisionError,
+} from './event-store.port';
+
+interface Row {
+  position: number;
+  event_id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  recorded_at: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position    INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id    TEXT    NOT NULL UNIQUE,
+  stream      TEXT    NOT NULL,
+  revision    INTEGER NOT NULL,
+  type        TEXT    NOT NULL,
+  data        TEXT    NOT NULL,
+  metadata    TEXT    NOT NULL,
+  recorded_at INTEGER NOT NULL,
+  UNIQUE (stream, revision)
+);`;
+
+export interface SqliteEventStoreOptions {
+  /** File path, or ':memory:'. */
+  path: string;
+  /** Clock in microseconds; injectable for tests. */
+  clock?: () => number;
+  /** How often a follower polls for appends made by other processes. */
+  pollMs?: number;
+}
+
+/**
+ * The embedded event store: one SQLite file in WAL mode. recorded_at is
+ * max(now, last recorded_at), so it never decreases along the position even
+ * when the wall clock steps back.
+ */
+export class SqliteEventStore implements EventStore {
+  readonly kind = 'sqlite' as const;
+  private readonly db: Database.Database;
+  private readonly clock: () => number;
+  private readonly pollMs: number;
+  private readonly appended = new EventEmitter();
+  private readonly stmt: ReturnType<SqliteEventStore['prepare']>;
+  private readonly appendTx: Database.Transaction<
+    (stream: string, events: EventToAppend[], expected: ExpectedRevision) => AppendResult
+  >;
+  private closed = false;
+
+  constructor(options: SqliteEventStoreOptions) {
+    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+    this.db = new Database(options.path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+    this.clock = options.clock ?? nowMicros;
+    this.pollMs = options.pollMs ?? 100;
+    this.appended.setMaxListeners(0);
+    this.stmt = this.prepare();
+    this.appendTx = this.db.transaction(
+      (stream: string, events: EventToAppend[], expected: ExpectedRevision) =>
+        this.appendInTransaction(stream, events, expected),
+    );
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      streamRevision: db.prepare<[string], { revision: number | null }>(
+        'SELECT MAX(revision) AS revision FROM events WHERE stream = ?',
+      ),
+      byEventId: db.prepare<[string], Row>('SELECT * FROM events WHERE event_id = ?'),
+      lastRecorded: db.prepare<[], { recorded_at: number }>(
+        'SELECT recorded_at FROM events ORDER BY position DESC LIMIT 1',
+      ),
+      insert: db.prepare(
+        `INSERT INTO events (event_id, stream, revision, type, data, metadata, recorded_at)
+         VALUES (@id, @stream, @revision, @type, @data, @metadata, @recordedAt)`,
+      ),
+      readStream: db.prepare<[string, number, number], Row>(
+        'SELECT * FROM events WHERE stream = ? AND revision >= ? AND recorded_at <= ? ORDER BY revision',
+      ),
+      readAll: db.prepare<[number, number], Row>(
+        'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
+      ),
+      head: db.prepare<[], { position: number; recorded_at: number }>(
+        'SELECT position, recorded_at FROM events ORDER BY position DESC LIMIT 1',
+      ),
+    };
+  }
+
+  private appendInTransaction(
+    stream: string,
+    events: EventToAppend[],
+    expected: ExpectedRevision,
+  ): AppendResult {
+    const replay = this.previousAppend(stream, events);
+    if (replay) return replay;
+    const current = this.stmt.streamRevision.get(stream)?.revision ?? -1;
+    assertExpected(stream, expected, current);
+    const last = this.stmt.lastRecorded.get()?.recorded_at ?? 0;
+    const recordedAt = Math.max(this.clock(), last);
+    let position = 0;
+    events.forEach((event, i) => {
+      const info = this.stmt.insert.run({
+        id: event.id,
+        stream,
+        revision: current + 1 + i,
+        type: event.type,
+        data: JSON.stringify(event.data),
+        metadata: JSON.stringify(event.metadata),
+        recordedAt,
+      });
+      position = Number(info.lastInsertRowid);
+    });
+    return { nextRevision: current + events.length, position, recordedAt };
+  }
+
+  /** The same event ids appended before: answer what that append answered. */
+  private previousAppend(stream: string, events: EventToAppend[]): AppendResult | undefined {
+    const first = this.stmt.byEventId.get(events[0].id);
+    if (!first) return undefined;
+    const rows = events.map((e) => this.stmt.byEventId.get(e.id));
+    const consistent = rows.every(
+      (row, i) => row && row.stream === stream && row.revision === first.revision + i,
+    );
+    if (!consistent) throw new WrongExpectedRevisionError(stream, 'any', first.revision);
+    const last = rows[rows.length - 1]!;
+    return { nextRevision: last.revision, position: last.position, recordedAt: last.recorded_at };
+  }
+
+  async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const result = this.appendTx.immediate(stream, events, expected);
+    this.appended.emit('appended', result.position);
+    return result;
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
+    return this.stmt.readStream
+      .all(stream, options.fromRevision ?? 0, options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER)
+      .map(toStored);
+  }
+
+  async readAll(afterPosition: number, limit: number): Promise<StoredEvent[]> {
+    return this.stmt.readAll.all(afterPosition, limit).map(toStored);
+  }
+
+  async head(): Promise<LogHead> {
+    const row = this.stmt.head.get();
+    return row ? { position: row.position, recordedAt: row.recorded_at } : { position: 0, recordedAt: 0 };
+  }
+
+  follow(afterPosition: number, handler: BatchHandler, options: FollowOptions = {}): Following {
+    return followByPolling(afterPosition, handler, options, {
+      readAll: (after, limit) => this.readAll(after, limit),
+      pollMs: this.pollMs,
+      waitForAppend: (timeoutMs) =>
+        new Promise<void>((resolve) => {
+          const wake = () => {
+            clearTimeout(timer);
+            this.appended.off('appended', wake);
+            resolve();
+          };
+          const timer = setTimeout(wake, timeoutMs);
+          this.appended.on('appended', wake);
+        }),
+    });
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}
+
+export function assertExpected(stream: string, expected: ExpectedRevision, current: number): void {
+  const ok =
+    expected === 'any' ||
+    (expected === 'no_stream' && current === -1) ||
+    (expected === 'stream_exists' && current >= 0) ||
+    expected === current;
+  if (!ok) throw new WrongExpectedRevisionError(stream, expected, current === -1 ? 'no_stream' : current);
+}
+
+function toStored(row: Row): StoredEvent {
+  return {
+    id: row.event_id,
+    stream: row.stream,
+    revision: row.revision,
+    position: row.position,
+    type: row.type,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    metadata: JSON.parse(row.metadata) as StoredEvent['metadata'],
+    recordedAt: row.recorded_at,
+  };
+}

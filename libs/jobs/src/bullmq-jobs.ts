@@ -1,0 +1,123 @@
+import { Job, Queue, Worker } from 'bullmq';
+import IORedis, { type RedisOptions } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { StoreUnavailableError } from '../../event-store/src/event-store.port';
+import { DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS, JobHandler, JobInfo, JobOptions, Jobs } from './jobs.port';
+
+export interface BullMqJobsOptions {
+  url: string;
+  /** Key prefix, so several deployments (or test runs) can share one Redis. */
+  prefix?: string;
+  /** A job whose worker died is picked up again after this long. */
+  stalledIntervalMs?: number;
+}
+
+/** Jobs on Redis with BullMQ: retries with exponential back-off, failed set as dead letter. */
+export class BullMqJobs implements Jobs {
+  readonly kind = 'bullmq' as const;
+  private readonly producer: IORedis;
+  private readonly queues = new Map<string, Queue>();
+  private readonly workers: Worker[] = [];
+  private readonly workerConnections: IORedis[] = [];
+
+  constructor(private readonly options: BullMqJobsOptions) {
+    // Producers fail fast when Redis is down (answered 503) instead of queueing offline.
+    this.producer = new IORedis(options.url, { ...redisOptions(), enableOfflineQueue: false });
+    this.producer.on('error', () => undefined);
+  }
+
+  private queue(name: string): Queue {
+    let q = this.queues.get(name);
+    if (!q) {
+      q = new Queue(name, { connection: this.producer, prefix: this.options.prefix });
+      q.on('error', () => undefined);
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+
+  async enqueue(queue: string, name: string, data: unknown, options: JobOptions = {}): Promise<string> {
+    const jobId = options.jobId ?? randomUUID();
+    try {
+      await this.queue(queue).add(name, data, {
+        jobId,
+        attempts: options.attempts ?? DEFAULT_ATTEMPTS,
+        backoff: { type: 'exponential', delay: options.backoffMs ?? DEFAULT_BACKOFF_MS },
+        removeOnComplete: { age: 24 * 3600, count: 10_000 },
+        removeOnFail: false,
+      });
+    } catch (error) {
+      throw new StoreUnavailableError('Redis', error);
+    }
+    return jobId;
+  }
+
+  async work(queue: string, handler: JobHandler, options: { concurrency?: number } = {}): Promise<void> {
+    const connection = new IORedis(this.options.url, redisOptions());
+    connection.on('error', () => undefined);
+    this.workerConnections.push(connection);
+    const worker = new Worker(
+      queue,
+      (job: Job) => handler({ id: job.id!, name: job.name, data: job.data, attempt: job.attemptsMade + 1 }),
+      {
+        connection,
+        prefix: this.options.prefix,
+        concurrency: options.concurrency ?? 1,
+        stalledInterval: this.options.stalledIntervalMs ?? 30_000,
+        maxStalledCount: 2,
+      },
+    );
+    worker.on('error', () => undefined);
+    this.workers.push(worker);
+    await worker.waitUntilReady();
+  }
+
+  async get(queue: string, id: string): Promise<JobInfo | undefined> {
+    // State first: a job read after its state is at least as new as that state.
+    const state = await this.queue(queue).getJobState(id);
+    const job = await this.queue(queue).getJob(id);
+    return job ? toInfo(queue, job, state) : undefined;
+  }
+
+  async failed(queue: string): Promise<JobInfo[]> {
+    const jobs = await this.queue(queue).getFailed();
+    return jobs.map((job) => toInfo(queue, job, 'failed'));
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await this.producer.ping();
+    } catch (error) {
+      throw new StoreUnavailableError('Redis', error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    for (const c of this.workerConnections) c.disconnect();
+    this.producer.disconnect();
+  }
+}
+
+function redisOptions(): RedisOptions {
+  return {
+    maxRetriesPerRequest: null,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  };
+}
+
+function toInfo(queue: string, job: Job, state: string): JobInfo {
+  return {
+    id: job.id!,
+    queue,
+    name: job.name,
+    data: job.data,
+    state: (['waiting', 'delayed', 'active', 'completed', 'failed'].includes(state)
+      ? state
+      : 'waiting') as JobInfo['state'],
+    attemptsMade: job.attemptsMade,
+    result: job.returnvalue ?? undefined,
+    failedReason: job.failedReason || undefined,
+  };
+}

@@ -1,0 +1,3 @@
+export * from './jobs.port';
+export { InProcessJobs } from './in-process-jobs';
+export { BullMqJobs } from './bullmq-jobs';

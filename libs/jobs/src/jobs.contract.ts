@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { JobContext, Jobs } from './jobs.port';
+
+async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met in time; last value ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The one contract every jobs adapter passes. */
+export function jobsContract(name: string, open: () => Promise<Jobs>): void {
+  describe(`jobs contract: ${name}`, () => {
+    let jobs: Jobs;
+    before(async () => {
+      jobs = await open();
+    });
+    after(async () => {
+      await jobs.close();
+    });
+    const queueName = () => `q-${randomUUID().slice(0, 8)}`;
+
+    it('runs a job and keeps its result', async () => {
+      const q = queueName();
+      await jobs.work(q, async (job) => ({ doubled: (job.data as { n: number }).n * 2 }));
+      const id = await jobs.enqueue(q, 'double', { n: 21 });
+      const info = await eventually(() => jobs.get(q, id), (j) => j?.state === 'completed');
+      assert.deepEqual(info!.result, { doubled: 42 });
+      assert.equal(info!.name, 'double');
+      assert.deepEqual(info!.data, { n: 21 });
+    });
+
+    it('retries a failing job with exponential back-off until it succeeds', async () => {
+      const q = queueName();
+      const runs: { attempt: number; at: number }[] = [];
+      await jobs.work(q, async (job) => {
+        runs.push({ attempt: job.attempt, at: Date.now() });
+        if (job.attempt < 3) throw new Error(`flaky ${job.attempt}`);
+        return 'ok';
+      });
+      const id = await jobs.enqueue(q, 'flaky', {}, { attempts: 4, backoffMs: 50 });
+      const info = await eventually(() => jobs.get(q, id), (j) => j?.state === 'completed');
+      assert.equal(info!.result, 'ok');
+      assert.deepEqual(
+        runs.map((r) => r.attempt),
+        [1, 2, 3],
+      );
+      assert.ok(runs[1].at - runs[0].at >= 45, 'first retry waits the base delay');
+      assert.ok(runs[2].at - runs[1].at >= 95, 'second retry waits twice as long');
+    });
+
+    it('dead-letters a job that used up its attempts', async () => {
+      const q = queueName();
+      let calls = 0;
+      await jobs.work(q, async () => {
+        calls++;
+        throw new Error('always broken');
+      });
+      const id = await jobs.enqueue(q, 'broken', { x: 1 }, { attempts: 2, backoffMs: 10 });
+      const info = await eventually(() => jobs.get(q, id), (j) => j?.state === 'failed');
+      assert.equal(info!.failedReason, 'always broken');
+      assert.equal(info!.attemptsMade, 2);
+      assert.equal(calls, 2);
+      assert.deepEqual(
+        (await jobs.failed(q)).map((j) => j.id),
+        [id],
+      );
+    });
+
+    it('deduplicates by job id', async () => {
+      const q = queueName();
+      let calls = 0;
+      const id = `job-${randomUUID()}`;
+      await jobs.enqueue(q, 'once', {}, { jobId: id });
+      await jobs.enqueue(q, 'once', {}, { jobId: id });
+      await jobs.work(q, async () => {
+        calls++;
+      });
+      await eventually(() => jobs.get(q, id), (j) => j?.state === 'completed');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(calls, 1);
+    });
+
+    it('runs up to `concurrency` jobs at once', async () => {
+      const q = queueName();
+      let active = 0;
+      let peak = 0;
+      const done: string[] = [];
+      await jobs.work(
+        q,
+        async (job: JobContext) => {
+          active++;
+          peak = Math.max(peak, active);
+          await new Promise((r) => setTimeout(r, 100));
+          active--;
+          done.push(job.id);
+        },
+        { concurrency: 2 },
+      );
+      for (let i = 0; i < 4; i++) await jobs.enqueue(q, 'slow', { i });
+      await eventually(async () => done.length, (n) => n === 4);
+      assert.equal(peak, 2);
+    });
+
+    it('answers an unknown job id with undefined', async () => {
+      assert.equal(await jobs.get(queueName(), 'nope'), undefined);
+    });
+  });
+}

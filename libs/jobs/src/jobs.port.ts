@@ -1,0 +1,51 @@
+export interface JobOptions {
+  /** Deduplicates: a job id already known is not enqueued again. */
+  jobId?: string;
+  /** Total attempts including the first (default 3). */
+  attempts?: number;
+  /** Base delay of the exponential back-off between attempts (default 200 ms). */
+  backoffMs?: number;
+}
+
+export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed';
+
+export interface JobInfo {
+  id: string;
+  queue: string;
+  name: string;
+  data: unknown;
+  state: JobState;
+  attemptsMade: number;
+  result?: unknown;
+  failedReason?: string;
+}
+
+export interface JobContext {
+  id: string;
+  name: string;
+  data: unknown;
+  /** 1 on the first run. */
+  attempt: number;
+}
+
+export type JobHandler = (job: JobContext) => Promise<unknown>;
+
+/** Background jobs. Adapters: in-process (embedded) and BullMQ on Redis. */
+export interface Jobs {
+  readonly kind: 'in-process' | 'bullmq';
+  enqueue(queue: string, name: string, data: unknown, options?: JobOptions): Promise<string>;
+  /** Starts consuming a queue; failed attempts are retried with back-off, then dead-lettered. */
+  work(queue: string, handler: JobHandler, options?: { concurrency?: number }): Promise<void>;
+  get(queue: string, id: string): Promise<JobInfo | undefined>;
+  /** The dead-letter set: jobs that used up their attempts. */
+  failed(queue: string): Promise<JobInfo[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_ATTEMPTS = 3;
+export const DEFAULT_BACKOFF_MS = 200;
+
+export function backoffDelay(baseMs: number, attemptsMade: number): number {
+  return baseMs * 2 ** (attemptsMade - 1);
+}

@@ -1,0 +1,6 @@
+export * from './projection';
+export * from './progress';
+export * from './guarded-write';
+export * from './projector';
+export * from './lease';
+export { streamStatsProjection } from './stream-stats.projection';

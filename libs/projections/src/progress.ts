@@ -1,0 +1,83 @@
+import type { ReadStore } from '../../read-store/src/read-store.port';
+import { CHECKPOINTS } from './projection';
+
+/** Read-your-writes: wait until the read models reflect a position of the log. */
+export interface ProjectionProgress {
+  /** True once every projection has applied `position`; false after `timeoutMs`. */
+  waitFor(position: number, timeoutMs: number): Promise<boolean>;
+}
+
+/** Promises resolved as an applied position advances. */
+export class PositionWaiters {
+  private current = 0;
+  private waiting: { position: number; resolve: (ok: boolean) => void; timer: NodeJS.Timeout }[] = [];
+
+  get position(): number {
+    return this.current;
+  }
+
+  advance(position: number): void {
+    if (position <= this.current) return;
+    this.current = position;
+    const ready = this.waiting.filter((w) => w.position <= position);
+    this.waiting = this.waiting.filter((w) => w.position > position);
+    for (const w of ready) {
+      clearTimeout(w.timer);
+      w.resolve(true);
+    }
+  }
+
+  reset(): void {
+    this.current = 0;
+  }
+
+  waitFor(position: number, timeoutMs: number): Promise<boolean> {
+    if (position <= this.current) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const entry = {
+        position,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiting = this.waiting.filter((w) => w !== entry);
+          resolve(false);
+        }, timeoutMs),
+      };
+      this.waiting.push(entry);
+    });
+  }
+
+  cancelAll(): void {
+    for (const w of this.waiting) {
+      clearTimeout(w.timer);
+      w.resolve(false);
+    }
+    this.waiting = [];
+  }
+}
+
+/**
+ * Read-your-writes for a process that does not run the projector (server-mode
+ * API): polls the projector's checkpoints in the shared read store.
+ */
+export class CheckpointPoller implements ProjectionProgress {
+  constructor(
+    private readonly store: ReadStore,
+    private readonly projectionNames: string[],
+    private readonly pollMs = 5,
+  ) {}
+
+  async appliedPosition(): Promise<number> {
+    const docs = await this.store.collection(CHECKPOINTS).find({ _id: { $in: this.projectionNames } });
+    if (docs.length < this.projectionNames.length) return 0;
+    return Math.min(...docs.map((d) => d.position as number));
+  }
+
+  async waitFor(position: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if ((await this.appliedPosition()) >= position) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, this.pollMs));
+    }
+  }
+}

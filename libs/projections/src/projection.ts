@@ -1,0 +1,34 @@
+import type { StoredEvent } from '../../event-store/src/event-store.port';
+import type { Doc, IndexSpec, ReadStore, Update } from '../../read-store/src/read-store.port';
+
+/** One write of a projection: an upsert of one document by `_id`, with MongoDB update operators. */
+export interface DocWrite {
+  collection: string;
+  id: string;
+  update: Update;
+}
+
+/** Reads the projection may need to compute its writes (e.g. denormalised names). */
+export interface ProjectionReads {
+  get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
+}
+
+/**
+ * A read model: a pure function from one event to document writes. The same
+ * code runs against MongoDB and the in-memory store, live and in rebuilds.
+ */
+export interface Projection {
+  /** Stable name: keys its checkpoint. */
+  readonly name: string;
+  /** The collections it owns, with their indexes (declared once, dropped on rebuild). */
+  readonly collections: { name: string; indexes: IndexSpec[] }[];
+  project(event: StoredEvent, reads: ProjectionReads): DocWrite[] | Promise<DocWrite[]>;
+}
+
+export const CHECKPOINTS = '_checkpoints';
+
+export async function declareCollections(store: ReadStore, projections: Projection[]): Promise<void> {
+  for (const projection of projections) {
+    for (const c of projection.collections) await store.ensureIndexes(c.name, c.indexes);
+  }
+}

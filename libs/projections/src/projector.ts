@@ -1,0 +1,128 @@
+import type { EventStore, Following, StoredEvent } from '../../event-store/src/event-store.port';
+import type { Doc, ReadStore } from '../../read-store/src/read-store.port';
+import { applyOnce } from './guarded-write';
+import { CHECKPOINTS, DocWrite, Projection, ProjectionReads, declareCollections } from './projection';
+import { ProjectionProgress, PositionWaiters } from './progress';
+
+export interface ProjectorLogger {
+  log(message: string): void;
+  error(message: string, error?: unknown): void;
+}
+
+export interface ProjectorOptions {
+  batchSize?: number;
+  logger?: ProjectorLogger;
+  /** Called after each document write, before the batch's checkpoint: the crash test's hook. */
+  afterWrite?: (event: StoredEvent, write: DocWrite) => void;
+}
+
+interface Checkpoint extends Doc {
+  position: number;
+}
+
+/**
+ * Runs projections over the log: catch up, then follow live. Checkpoints are
+ * saved after each batch; document position guards make a replay after a
+ * crash harmless.
+ */
+export class Projector implements ProjectionProgress {
+  private readonly checkpoints = new Map<string, number>();
+  private readonly waiters = new PositionWaiters();
+  private following?: Following;
+  private readonly reads: ProjectionReads;
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly store: ReadStore,
+    private readonly projections: Projection[],
+    private readonly options: ProjectorOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 500;
+    this.reads = { get: (collection, id) => this.store.collection(collection).findOne({ _id: id }) as never };
+  }
+
+  /** The lowest position every projection has applied. */
+  get position(): number {
+    return this.waiters.position;
+  }
+
+  async start(): Promise<void> {
+    await declareCollections(this.store, this.projections);
+    const saved = await this.store.collection<Checkpoint>(CHECKPOINTS).find({});
+    for (const p of this.projections) {
+      this.checkpoints.set(p.name, saved.find((c) => c._id === p.name)?.position ?? 0);
+    }
+    const from = Math.min(...this.checkpoints.values(), Number.MAX_SAFE_INTEGER);
+    this.waiters.advance(from === Number.MAX_SAFE_INTEGER ? 0 : from);
+    this.following = this.events.follow(this.waiters.position, (batch) => this.apply(batch), {
+      batchSize: this.batchSize,
+      onError: (error) => this.options.logger?.error('projector batch failed; retrying', error),
+    });
+  }
+
+  /** Resolves once every event appended before the call is applied. */
+  async catchUp(timeoutMs = 60_000): Promise<void> {
+    const head = await this.events.head();
+    if (!(await this.waitFor(head.position, timeoutMs))) {
+      throw new Error(`projector did not reach position ${head.position} within ${timeoutMs} ms`);
+    }
+  }
+
+  waitFor(position: number, timeoutMs: number): Promise<boolean> {
+    return this.waiters.waitFor(position, timeoutMs);
+  }
+
+  async stop(): Promise<void> {
+    await this.following?.stop();
+    this.following = undefined;
+    this.waiters.cancelAll();
+  }
+
+  /** Drops every read model and replays the whole log into it. */
+  async rebuild(onProgress?: (done: number, total: number) => void): Promise<number> {
+    const running = this.following !== undefined;
+    await this.stop();
+    for (const p of this.projections) {
+      for (const c of p.collections) await this.store.dropCollection(c.name);
+    }
+    await this.store.collection(CHECKPOINTS).deleteMany({ _id: { $in: this.projections.map((p) => p.name) } });
+    this.checkpoints.clear();
+    for (const p of this.projections) this.checkpoints.set(p.name, 0);
+    this.waiters.reset();
+    await declareCollections(this.store, this.projections);
+    const head = await this.events.head();
+    let after = 0;
+    let done = 0;
+    for (;;) {
+      const batch = await this.events.readAll(after, this.batchSize);
+      if (batch.length === 0 || batch[0].position > head.position) break;
+      await this.apply(batch);
+      after = batch[batch.length - 1].position;
+      done += batch.length;
+      onProgress?.(done, done);
+    }
+    if (running) await this.start();
+    return done;
+  }
+
+  private async apply(batch: StoredEvent[]): Promise<void> {
+    for (const event of batch) {
+      for (const projection of this.projections) {
+        if ((this.checkpoints.get(projection.name) ?? 0) >= event.position) continue;
+        for (const write of await projection.project(event, this.reads)) {
+          await applyOnce(this.store, write, event.position);
+          this.options.afterWrite?.(event, write);
+        }
+      }
+    }
+    const last = batch[batch.length - 1].position;
+    const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
+    for (const projection of this.projections) {
+      if ((this.checkpoints.get(projection.name) ?? 0) >= last) continue;
+      await checkpoints.updateOne({ _id: projection.name }, { $max: { position: last } }, { upsert: true });
+      this.checkpoints.set(projection.name, last);
+    }
+    this.waiters.advance(last);
+  }
+}

@@ -1,0 +1,177 @@
+import { Query } from 'mingo';
+import { update as applyOperator } from 'mingo/updater';
+import {
+  Doc,
+  DuplicateKeyError,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  ReadCollection,
+  ReadStore,
+  Update,
+  UpdateResult,
+} from './read-store.port';
+
+type AnyObject = Record<string, unknown>;
+
+/** The embedded read store: collections in memory, queried with mingo (MongoDB's query language). */
+export class MemoryReadStore implements ReadStore {
+  readonly kind = 'memory' as const;
+  private readonly collections = new Map<string, MemoryCollection>();
+
+  collection<T extends Doc = Doc>(name: string): ReadCollection<T> {
+    let c = this.collections.get(name);
+    if (!c) {
+      c = new MemoryCollection(name);
+      this.collections.set(name, c);
+    }
+    return c as unknown as ReadCollection<T>;
+  }
+
+  async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
+    (this.collection(collection) as unknown as MemoryCollection).declare(indexes);
+  }
+
+  /** Empties the collection in place, so handles taken before the drop stay valid. */
+  async dropCollection(name: string): Promise<void> {
+    this.collections.get(name)?.clear();
+  }
+
+  async listCollections(): Promise<string[]> {
+    return [...this.collections.entries()].filter(([, c]) => c.exists).map(([name]) => name);
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}
+
+class MemoryCollection implements ReadCollection<Doc> {
+  private readonly docs = new Map<string, Doc>();
+  private readonly unique: IndexSpec[] = [];
+
+  constructor(private readonly name: string) {}
+
+  get exists(): boolean {
+    return this.docs.size > 0 || this.unique.length > 0;
+  }
+
+  clear(): void {
+    this.docs.clear();
+    this.unique.length = 0;
+  }
+
+  declare(indexes: IndexSpec[]): void {
+    for (const index of indexes) {
+      if (index.unique && !this.unique.some((u) => u.name === index.name)) this.unique.push(index);
+    }
+  }
+
+  async findOne(filter: Filter): Promise<Doc | null> {
+    const [doc] = this.query(filter, { limit: 1 });
+    return doc ?? null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
+    return this.query(filter, options);
+  }
+
+  async *stream(filter: Filter, options: FindOptions = {}): AsyncIterable<Doc> {
+    yield* this.query(filter, options);
+  }
+
+  async count(filter: Filter): Promise<number> {
+    return new Query(filter).find(this.candidates(filter)).count();
+  }
+
+  async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    const [current] = this.matching(filter, 1);
+    if (current) return this.replaceWith(current, update, false);
+    if (!options.upsert) return { matched: 0, modified: 0, upserted: false };
+    const seed = equalityFields(filter);
+    if (typeof seed._id !== 'string') throw new Error('upsert needs an _id equality in the filter');
+    if (this.docs.has(seed._id)) throw new DuplicateKeyError(this.name, '_id_');
+    return this.replaceWith(seed as Doc, update, true);
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    let modified = 0;
+    const matches = this.matching(filter);
+    for (const doc of matches) modified += (await this.replaceWith(doc, update, false)).modified;
+    return { matched: matches.length, modified, upserted: false };
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const matches = this.matching(filter);
+    for (const doc of matches) this.docs.delete(doc._id);
+    return matches.length;
+  }
+
+  /** With an `_id` equality only that document is a candidate; otherwise all are. */
+  private candidates(filter: Filter): Doc[] {
+    const id = filter._id;
+    if (typeof id === 'string') {
+      const doc = this.docs.get(id);
+      return doc ? [doc] : [];
+    }
+    return [...this.docs.values()];
+  }
+
+  private query(filter: Filter, options: FindOptions): Doc[] {
+    let cursor = new Query(filter).find(this.candidates(filter), options.projection);
+    if (options.sort) cursor = cursor.sort(options.sort);
+    if (options.skip) cursor = cursor.skip(options.skip);
+    if (options.limit) cursor = cursor.limit(options.limit);
+    return (cursor.all() as Doc[]).map((d) => structuredClone(d));
+  }
+
+  /** Live documents (not copies) matching the filter. */
+  private matching(filter: Filter, limit?: number): Doc[] {
+    const cursor = new Query(filter).find(this.candidates(filter));
+    return (limit ? cursor.limit(limit) : cursor).all() as Doc[];
+  }
+
+  /** Applies the update to a copy, checks unique indexes, then swaps it in: all or nothing. */
+  private async replaceWith(doc: Doc, update: Update, inserting: boolean): Promise<UpdateResult> {
+    const next = structuredClone(doc) as AnyObject;
+    let changed = false;
+    for (const [operator, spec] of Object.entries(update)) {
+      if (operator === '$setOnInsert') {
+        if (inserting) changed = applyOperator(next, { $set: spec }).length > 0 || changed;
+        continue;
+      }
+      changed = applyOperator(next, { [operator]: spec } as unknown as Parameters<typeof applyOperator>[1]).length > 0 || changed;
+    }
+    if (next._id !== doc._id) throw new Error('an update cannot change _id');
+    this.checkUnique(next as Doc);
+    this.docs.set(doc._id, next as Doc);
+    return { matched: inserting ? 0 : 1, modified: !inserting && changed ? 1 : 0, upserted: inserting };
+  }
+
+  private checkUnique(candidate: Doc): void {
+    for (const index of this.unique) {
+      const key = Object.keys(index.keys).map((k) => JSON.stringify(getPath(candidate, k)));
+      for (const other of this.docs.values()) {
+        if (other._id === candidate._id) continue;
+        const otherKey = Object.keys(index.keys).map((k) => JSON.stringify(getPath(other, k)));
+        if (otherKey.every((v, i) => v === key[i])) throw new DuplicateKeyError(this.name, index.name);
+      }
+    }
+  }
+}
+
+/** The fields an upsert copies from its filter into the new document (plain equalities). */
+function equalityFields(filter: Filter): AnyObject {
+  const seed: AnyObject = {};
+  for (const [key, value] of Object.entries(filter)) {
+    if (key.startsWith('$')) continue;
+    const isOperator =
+      value !== null && typeof value === 'object' && Object.keys(value).some((k) => k.startsWith('$'));
+    if (!isOperator && !key.includes('.')) seed[key] = value;
+  }
+  return seed;
+}
+
+function getPath(doc: AnyObject, path: string): unknown {
+  return path.split('.').reduce<unknown>((v, k) => (v as AnyObject | undefined)?.[k], doc);
+}

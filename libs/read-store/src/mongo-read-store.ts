@@ -1,0 +1,172 @@
+import { Db, MongoClient, MongoServerError, type Document } from 'mongodb';
+import { StoreUnavailableError } from '../../event-store/src/event-store.port';
+import {
+  Doc,
+  DuplicateKeyError,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  ReadCollection,
+  ReadStore,
+  Update,
+  UpdateResult,
+} from './read-store.port';
+
+const DUPLICATE_KEY = 11000;
+
+export interface MongoReadStoreOptions {
+  url: string;
+  /** Defaults to the database named in the URL, else `des`. */
+  database?: string;
+  serverSelectionTimeoutMs?: number;
+}
+
+/** Read models in MongoDB (or a MongoDB-wire server such as FerretDB), official driver. */
+export class MongoReadStore implements ReadStore {
+  readonly kind = 'mongodb' as const;
+  private readonly client: MongoClient;
+  private readonly db: Db;
+
+  constructor(options: MongoReadStoreOptions) {
+    this.client = new MongoClient(options.url, {
+      serverSelectionTimeoutMS: options.serverSelectionTimeoutMs ?? 3000,
+      ignoreUndefined: true,
+    });
+    this.db = this.client.db(options.database);
+  }
+
+  async connect(): Promise<this> {
+    await guard(() => this.client.connect());
+    return this;
+  }
+
+  collection<T extends Doc = Doc>(name: string): ReadCollection<T> {
+    return new MongoCollection(this.db, name) as unknown as ReadCollection<T>;
+  }
+
+  async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
+    if (indexes.length === 0) return;
+    await guard(() =>
+      this.db.collection(collection).createIndexes(
+        indexes.map((i) => ({ key: i.keys, name: i.name, unique: i.unique ?? false })),
+      ),
+    );
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    const existing = await this.listCollections();
+    if (existing.includes(name)) await guard(() => this.db.collection(name).drop());
+  }
+
+  async listCollections(): Promise<string[]> {
+    const list = await guard(() => this.db.listCollections({}, { nameOnly: true }).toArray());
+    return list.map((c) => c.name);
+  }
+
+  async ping(): Promise<void> {
+    await guard(() => this.db.command({ ping: 1 }));
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+class MongoCollection implements ReadCollection<Doc> {
+  constructor(
+    private readonly db: Db,
+    private readonly name: string,
+  ) {}
+
+  private get c() {
+    return this.db.collection<Doc>(this.name);
+  }
+
+  async findOne(filter: Filter): Promise<Doc | null> {
+    return guard(() => this.c.findOne(filter)) as Promise<Doc | null>;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
+    return guard(() => this.cursor(filter, options).toArray()) as Promise<Doc[]>;
+  }
+
+  async *stream(filter: Filter, options: FindOptions = {}): AsyncIterable<Doc> {
+    const cursor = this.cursor(filter, options);
+    try {
+      for await (const doc of cursor) yield doc as Doc;
+    } catch (error) {
+      throw translate(error);
+    } finally {
+      await cursor.close();
+    }
+  }
+
+  private cursor(filter: Filter, options: FindOptions) {
+    let cursor = this.c.find(filter as Document);
+    if (options.sort) cursor = cursor.sort(options.sort);
+    if (options.skip) cursor = cursor.skip(options.skip);
+    if (options.limit) cursor = cursor.limit(options.limit);
+    if (options.projection) cursor = cursor.project(options.projection);
+    return cursor;
+  }
+
+  async count(filter: Filter): Promise<number> {
+    return guard(() => this.c.countDocuments(filter));
+  }
+
+  async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    try {
+      const r = await this.c.updateOne(filter, update, { upsert: options.upsert ?? false });
+      return { matched: r.matchedCount, modified: r.modifiedCount, upserted: r.upsertedCount > 0 };
+    } catch (error) {
+      throw this.translateWrite(error);
+    }
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    try {
+      const r = await this.c.updateMany(filter, update);
+      return { matched: r.matchedCount, modified: r.modifiedCount, upserted: false };
+    } catch (error) {
+      throw this.translateWrite(error);
+    }
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    return (await guard(() => this.c.deleteMany(filter))).deletedCount;
+  }
+
+  private translateWrite(error: unknown): Error {
+    if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
+      const index = /index: (\S+)/.exec(error.message)?.[1] ?? 'unknown';
+      return new DuplicateKeyError(this.name, index);
+    }
+    return translate(error);
+  }
+}
+
+async function guard<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw translate(error);
+  }
+}
+
+/** Connection-level failures become StoreUnavailableError (answered 503). */
+function translate(error: unknown): Error {
+  if (error instanceof Error) {
+    const name = error.name;
+    if (
+      name === 'MongoServerSelectionError' ||
+      name === 'MongoNetworkError' ||
+      name === 'MongoNetworkTimeoutError' ||
+      name === 'MongoTopologyClosedError' ||
+      name === 'MongoNotConnectedError'
+    ) {
+      return new StoreUnavailableError('MongoDB', error);
+    }
+    return error;
+  }
+  return new Error(String(error));
+}

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { applyOnce } from '../../projections/src/guarded-write';
+import { DuplicateKeyError, ReadStore } from './read-store.port';
+
+/** The one contract every read store adapter passes. */
+export function readStoreContract(name: string, open: () => Promise<ReadStore>): void {
+  describe(`read store contract: ${name}`, () => {
+    let store: ReadStore;
+    before(async () => {
+      store = await open();
+      const envs = store.collection('envs');
+      for (const [i, n] of ['prod', 'staging', 'dev', 'qa', 'perf'].entries()) {
+        await envs.updateOne(
+          { _id: `acme/${n}` },
+          { $set: { org: 'acme', name: n, rank: i, tags: { tier: i < 2 ? 'high' : 'low' } } },
+          { upsert: true },
+        );
+      }
+      await envs.updateOne({ _id: 'other/prod' }, { $set: { org: 'other', name: 'prod', rank: 9 } }, { upsert: true });
+    });
+    after(async () => {
+      await store.close();
+    });
+
+    it('upserts with update operators', async () => {
+      const c = store.collection('counters');
+      const r1 = await c.updateOne({ _id: 'x' }, { $inc: { n: 1 }, $setOnInsert: { created: 1 } }, { upsert: true });
+      assert.equal(r1.upserted, true);
+      const r2 = await c.updateOne(
+        { _id: 'x' },
+        { $inc: { n: 2 }, $setOnInsert: { created: 2 }, $set: { 'a.b': 'c' } },
+        { upsert: true },
+      );
+      assert.deepEqual([r2.matched, r2.upserted], [1, false]);
+      await c.updateOne({ _id: 'x' }, { $push: { list: 'p' }, $addToSet: { set: 's' }, $max: { hi: 5 } });
+      await c.updateOne({ _id: 'x' }, { $addToSet: { set: 's' }, $max: { hi: 3 }, $unset: { 'a.b': '' } });
+      assert.deepEqual(await c.findOne({ _id: 'x' }), {
+        _id: 'x',
+        n: 3,
+        created: 1,
+        a: {},
+        list: ['p'],
+        set: ['s'],
+        hi: 5,
+      });
+      const none = await c.updateOne({ _id: 'missing' }, { $set: { n: 1 } });
+      assert.deepEqual([none.matched, none.upserted], [0, false]);
+      assert.equal(await c.findOne({ _id: 'missing' }), null);
+    });
+
+    it('finds with filter, sort, skip, limit and projection; counts', async () => {
+      const envs = store.collection('envs');
+      const page = await envs.find({ org: 'acme' }, { sort: { rank: -1 }, skip: 1, limit: 2 });
+      assert.deepEqual(
+        page.map((d) => d.name),
+        ['qa', 'dev'],
+      );
+      assert.equal(await envs.count({ org: 'acme' }), 5);
+      assert.equal(await envs.count({ 'tags.tier': 'high' }), 2);
+      const projected = await envs.find({ _id: 'acme/prod' }, { projection: { name: 1 } });
+      assert.deepEqual(projected, [{ _id: 'acme/prod', name: 'prod' }]);
+      const ors = await envs.find(
+        { $or: [{ name: { $in: ['dev', 'qa'] } }, { rank: { $gte: 9 } }], tags: { $exists: true } },
+        { sort: { name: 1 } },
+      );
+      assert.deepEqual(
+        ors.map((d) => d.name),
+        ['dev', 'qa'],
+      );
+    });
+
+    it('streams matches in sort order', async () => {
+      const names: string[] = [];
+      for await (const d of store.collection('envs').stream({ org: 'acme' }, { sort: { rank: 1 } })) {
+        names.push(d.name as string);
+      }
+      assert.deepEqual(names, ['prod', 'staging', 'dev', 'qa', 'perf']);
+    });
+
+    it('enforces unique indexes declared once (declaring again is harmless)', async () => {
+      const spec = [{ name: 'org_name', keys: { org: 1, name: 1 } as const, unique: true }];
+      await store.ensureIndexes('named', spec);
+      await store.ensureIndexes('named', spec);
+      const c = store.collection('named');
+      await c.updateOne({ _id: '1' }, { $set: { org: 'a', name: 'n' } }, { upsert: true });
+      await assert.rejects(
+        c.updateOne({ _id: '2' }, { $set: { org: 'a', name: 'n' } }, { upsert: true }),
+        DuplicateKeyError,
+      );
+      await c.updateOne({ _id: '3' }, { $set: { org: 'b', name: 'n' } }, { upsert: true });
+      assert.equal(await c.count({}), 2);
+    });
+
+    it('updates and deletes many', async () => {
+      const c = store.collection('many');
+      for (const id of ['a', 'b', 'c']) await c.updateOne({ _id: id }, { $set: { g: id === 'c' ? 2 : 1 } }, { upsert: true });
+      const r = await c.updateMany({ g: 1 }, { $set: { flagged: true } });
+      assert.equal(r.matched, 2);
+      assert.equal(await c.count({ flagged: true }), 2);
+      assert.equal(await c.deleteMany({ g: 1 }), 2);
+      assert.deepEqual(
+        (await c.find({})).map((d) => d._id),
+        ['c'],
+      );
+    });
+
+    it('returns copies, never live documents', async () => {
+      const c = store.collection('copies');
+      await c.updateOne({ _id: 'k' }, { $set: { v: 1 } }, { upsert: true });
+      const doc = await c.findOne({ _id: 'k' });
+      doc!.v = 99;
+      assert.equal((await c.findOne({ _id: 'k' }))!.v, 1);
+    });
+
+    it('drops a collection and lists collections', async () => {
+      const c = store.collection('dropme');
+      await c.updateOne({ _id: 'z' }, { $set: { v: 1 } }, { upsert: true });
+      assert.ok((await store.listCollections()).includes('dropme'));
+      await store.dropCollection('dropme');
+      await store.dropCollection('dropme');
+      assert.equal(await c.count({}), 0);
+    });
+
+    it('applies a projection write once per position (replays are no-ops)', async () => {
+      const write = { collection: 'guarded', id: 'doc', update: { $inc: { n: 1 } } };
+      assert.equal(await applyOnce(store, write, 5), true);
+      assert.equal(await applyOnce(store, write, 5), false);
+      assert.equal(await applyOnce(store, write, 3), false);
+      assert.equal(await applyOnce(store, write, 7), true);
+      assert.deepEqual(await store.collection('guarded').findOne({ _id: 'doc' }), { _id: 'doc', n: 2, _pos: 7 });
+    });
+  });
+}

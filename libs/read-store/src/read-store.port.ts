@@ -1,0 +1,64 @@
+/** A read-model document: `_id` is always a string chosen by the projection. */
+export interface Doc {
+  _id: string;
+  [field: string]: unknown;
+}
+
+/** A MongoDB query filter (the subset both adapters understand). */
+export type Filter = Record<string, unknown>;
+/** MongoDB update operators: $set, $unset, $inc, $push, $addToSet, $pull, $max, $min, $setOnInsert. */
+export type Update = Record<string, Record<string, unknown>>;
+export type Sort = Record<string, 1 | -1>;
+
+export interface FindOptions {
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+  projection?: Record<string, 0 | 1>;
+}
+
+export interface UpdateResult {
+  matched: number;
+  modified: number;
+  upserted: boolean;
+}
+
+export interface IndexSpec {
+  name: string;
+  keys: Record<string, 1 | -1>;
+  unique?: boolean;
+}
+
+export interface ReadCollection<T extends Doc = Doc> {
+  findOne(filter: Filter): Promise<T | null>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  /** Streams matches in sort order without holding them all in memory. */
+  stream(filter: Filter, options?: FindOptions): AsyncIterable<T>;
+  count(filter: Filter): Promise<number>;
+  updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>;
+  updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
+  deleteMany(filter: Filter): Promise<number>;
+}
+
+/** Read models. Adapters: in-memory collections queried with mingo, and MongoDB. */
+export interface ReadStore {
+  readonly kind: 'memory' | 'mongodb';
+  collection<T extends Doc = Doc>(name: string): ReadCollection<T>;
+  /** Declares a collection's indexes; idempotent. */
+  ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void>;
+  dropCollection(name: string): Promise<void>;
+  listCollections(): Promise<string[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A unique index (including `_id`) refused a write. */
+export class DuplicateKeyError extends Error {
+  constructor(
+    readonly collection: string,
+    readonly index: string,
+  ) {
+    super(`Duplicate key in ${collection} (index ${index})`);
+    this.name = 'DuplicateKeyError';
+  }
+}

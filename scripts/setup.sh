@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Idempotent setup: Node dependencies, then the real engines the service and
+# its tests use, installed only where missing. Prints what it found and built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+TOOLS="$ROOT/.tools"
+mkdir -p "$TOOLS/bin"
+say() { printf '[setup] %s\n' "$*"; }
+
+# Native modules (better-sqlite3) compile against the local Node headers when
+# no prebuilt binary can be downloaded.
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then
+  export npm_config_nodedir=/usr
+fi
+
+if [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] \
+  && node -e "require('better-sqlite3')" 2>/dev/null; then
+  say "node_modules up to date"
+else
+  say "npm ci"
+  npm ci --no-fund --no-audit
+fi
+
+apt_missing=()
+command -v redis-server >/dev/null 2>&1 || apt_missing+=(redis-server)
+command -v chromium >/dev/null 2>&1 || [ -n "${PUPPETEER_EXECUTABLE_PATH:-}" ] || apt_missing+=(chromium)
+command -v pdftotext >/dev/null 2>&1 || apt_missing+=(poppler-utils)
+if [ ${#apt_missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing from Debian: ${apt_missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${apt_missing[@]}" >/dev/null
+  else
+    say "missing and cannot install (not root): ${apt_missing[*]}"
+  fi
+fi
+say "redis-server: $(command -v redis-server || echo missing)"
+say "chromium: ${PUPPETEER_EXECUTABLE_PATH:-$(command -v chromium || echo missing)}"
+
+# OPA compiler: OPA_PATH, else opa on the PATH, else built from its Go module.
+if [ -n "${OPA_PATH:-}" ] || command -v opa >/dev/null 2>&1; then
+  say "opa: ${OPA_PATH:-$(command -v opa)}"
+elif [ -x "$TOOLS/bin/opa" ]; then
+  say "opa: $TOOLS/bin/opa (built earlier)"
+elif command -v go >/dev/null 2>&1; then
+  say "building opa from its Go module (pinned in tools/opa/go.mod)"
+  (cd tools/opa && go build -o "$TOOLS/bin/opa" github.com/open-policy-agent/opa)
+  say "opa: $TOOLS/bin/opa ($("$TOOLS/bin/opa" version | head -1))"
+else
+  say "opa: missing (no Go toolchain to build it)"
+fi
+
+# MongoDB-wire server for tests: MONGODB_URL or mongod if the user has them,
+# else FerretDB v1 (SQLite backend) built from its Go module.
+if [ -n "${MONGODB_URL:-}" ] || command -v mongod >/dev/null 2>&1; then
+  say "mongodb: ${MONGODB_URL:-$(command -v mongod)}"
+elif [ -x "$TOOLS/bin/ferretdb" ]; then
+  say "ferretdb: $TOOLS/bin/ferretdb (built earlier)"
+elif command -v go >/dev/null 2>&1; then
+  say "building ferretdb from its Go module (pinned in tools/ferretdb/go.mod)"
+  version=$(sed -n 's/^require github.com\/FerretDB\/FerretDB \(v[0-9.]*\)$/\1/p' tools/ferretdb/go.mod)
+  src=$(cd tools/ferretdb && go mod download -json github.com/FerretDB/FerretDB | node -e \
+    'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')
+  rm -rf "$TOOLS/src/ferretdb" && mkdir -p "$TOOLS/src"
+  cp -r "$src" "$TOOLS/src/ferretdb" && chmod -R u+w "$TOOLS/src/ferretdb"
+  # FerretDB's build embeds its version; the module source leaves it to the builder.
+  echo "$version" > "$TOOLS/src/ferretdb/build/version/version.txt"
+  (cd "$TOOLS/src/ferretdb" && go build -o "$TOOLS/bin/ferretdb" ./cmd/ferretdb)
+  say "ferretdb: $TOOLS/bin/ferretdb ($version)"
+else
+  say "ferretdb: missing (no Go toolchain to build it)"
+fi
+
+say "done"

@@ -1,0 +1,14 @@
+import { after } from 'node:test';
+import { readStoreContract } from '../../libs/read-store/src/read-store.contract';
+import { MemoryReadStore, MongoReadStore } from '../../libs/read-store/src';
+import { Engine, mongoEngine, uniqueName } from '../support/engines';
+
+readStoreContract('memory (mingo)', async () => new MemoryReadStore());
+
+let engine: Engine | undefined;
+readStoreContract('MongoDB wire', async () => {
+  engine = await mongoEngine();
+  console.log(`# read store contract runs against ${engine.description}`);
+  return new MongoReadStore({ url: engine.url, database: uniqueName('contract') }).connect();
+});
+after(async () => engine?.stop());
