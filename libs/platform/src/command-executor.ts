@@ -1,0 +1,99 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import {
+  EventMetadata,
+  EventStore,
+  WrongExpectedRevisionError,
+  nowMicros,
+} from '../../event-store/src';
+import type { ProjectionProgress } from '../../projections/src/progress';
+import { ApiError } from './api-error';
+import type { Config } from './config';
+import { Decider, DomainEvent } from './decider';
+import { Metrics } from './metrics';
+import { CONFIG, EVENT_STORE, PROJECTION_PROGRESS } from './tokens';
+
+export interface Executed<S, E> {
+  state: S;
+  events: E[];
+  /** Global position of the last appended event; null when the command changed nothing. */
+  position: number | null;
+  recordedAt: number | null;
+}
+
+const MAX_ATTEMPTS = 10;
+
+/**
+ * The thin command path: load the stream, fold it, decide, append with the
+ * expected revision (retrying a bounded number of times on a conflict, then
+ * 409), and answer only once the read models reflect the write.
+ */
+@Injectable()
+export class CommandExecutor {
+  private readonly logger = new Logger(CommandExecutor.name);
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(PROJECTION_PROGRESS) private readonly progress: ProjectionProgress,
+    @Inject(CONFIG) private readonly config: Config,
+    private readonly metrics: Metrics,
+  ) {}
+
+  async load<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>): Promise<{ state: S; revision: number }> {
+    const history = await this.events.readStream(stream);
+    const state = history.reduce(
+      (s, e) => decider.evolve(s, { type: e.type, data: e.data } as E, e.recordedAt),
+      decider.initialState,
+    );
+    return { state, revision: history.length - 1 };
+  }
+
+  async execute<C, S, E extends DomainEvent>(
+    stream: string,
+    decider: Decider<C, S, E>,
+    command: C,
+    metadata: EventMetadata,
+  ): Promise<Executed<S, E>> {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const { state, revision } = await this.load(stream, decider);
+      const now = nowMicros();
+      const decided = decider.decide(command, state, { now, newId: randomUUID });
+      if (decided.length === 0) return { state, events: [], position: null, recordedAt: null };
+      try {
+        const appended = await this.events.append(
+          stream,
+          decided.map((e) => ({ id: randomUUID(), type: e.type, data: { ...e.data }, metadata })),
+          revision < 0 ? 'no_stream' : revision,
+        );
+        for (const e of decided) this.metrics.eventsAppended.inc({ type: e.type });
+        await this.awaitReadModels(appended.position);
+        const next = decided.reduce((s, e) => decider.evolve(s, e, appended.recordedAt), state);
+        return { state: next, events: decided, position: appended.position, recordedAt: appended.recordedAt };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        this.metrics.appendConflicts.inc();
+        // Jittered back-off so racing writers spread out instead of colliding again.
+        await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+      }
+    }
+    throw new ApiError(409, 'The resource was changed concurrently; retry the request.');
+  }
+
+  /**
+   * Read-your-writes: bounded wait for the projector to pass `position`. The
+   * write is durable by now, so a slow or unreachable read store delays the
+   * answer but never turns it into an error.
+   */
+  async awaitReadModels(position: number): Promise<void> {
+    const ok = await this.progress
+      .waitFor(position, this.config.readYourWritesTimeoutMs)
+      .catch((error: unknown) => {
+        this.logger.warn(`read-your-writes wait failed: ${error instanceof Error ? error.message : String(error)}`);
+        return false;
+      });
+    if (!ok) {
+      this.metrics.readYourWritesTimeouts.inc();
+      this.logger.warn(`read models did not reach position ${position} within ${this.config.readYourWritesTimeoutMs} ms`);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { resolve } from 'node:path';
+
+export type Role = 'all' | 'api' | 'worker' | 'projector';
+
+export type EventStoreConfig = { kind: 'sqlite'; path: string } | { kind: 'kurrentdb'; url: string };
+export type ReadStoreConfig = { kind: 'memory' } | { kind: 'mongodb'; url: string; database?: string };
+export type JobsConfig = { kind: 'in-process' } | { kind: 'bullmq'; url: string; prefix?: string };
+
+export interface Config {
+  /** embedded: no server configured, everything in one process. */
+  mode: 'embedded' | 'server';
+  eventStore: EventStoreConfig;
+  readStore: ReadStoreConfig;
+  jobs: JobsConfig;
+  host: string;
+  port: number;
+  dataDir: string;
+  /** How long a write waits for the read models to reflect it. */
+  readYourWritesTimeoutMs: number;
+  /** Events per projector batch (one checkpoint per batch). */
+  projectorBatchSize: number;
+  /** How long a projector's lease lasts unless renewed. */
+  projectorLeaseMs: number;
+  logLevel: string;
+}
+
+/** Configuration from environment variables; none set means embedded. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = resolve(env.DES_DATA_DIR ?? './data');
+  const eventStore = eventStoreFrom(env, dataDir);
+  const readStore: ReadStoreConfig = env.MONGODB_URL
+    ? { kind: 'mongodb', url: env.MONGODB_URL, database: env.MONGODB_DATABASE }
+    : { kind: 'memory' };
+  const jobs: JobsConfig = env.REDIS_URL
+    ? { kind: 'bullmq', url: env.REDIS_URL, prefix: env.DES_QUEUE_PREFIX }
+    : { kind: 'in-process' };
+  const server = readStore.kind === 'mongodb' || jobs.kind === 'bullmq' || eventStore.kind === 'kurrentdb';
+  return {
+    mode: server ? 'server' : 'embedded',
+    eventStore,
+    readStore,
+    jobs,
+    host: env.HOST ?? '0.0.0.0',
+    port: Number(env.PORT ?? 8080),
+    dataDir,
+    readYourWritesTimeoutMs: Number(env.DES_READ_YOUR_WRITES_TIMEOUT_MS ?? 5000),
+    projectorBatchSize: Number(env.DES_PROJECTOR_BATCH_SIZE ?? 500),
+    projectorLeaseMs: Number(env.DES_PROJECTOR_LEASE_MS ?? 10_000),
+    logLevel: env.LOG_LEVEL ?? 'info',
+  };
+}
+
+/** KURRENTDB_URL, or EVENT_STORE_URL as `kurrentdb://…`/`esdb://…` or `sqlite:<path>`; default a SQLite file. */
+function eventStoreFrom(env: NodeJS.ProcessEnv, dataDir: string): EventStoreConfig {
+  const url = env.KURRENTDB_URL ?? env.EVENT_STORE_URL;
+  if (!url) return { kind: 'sqlite', path: resolve(dataDir, 'events.db') };
+  if (/^(kurrentdb|kdb|esdb|esdb\+discover|kurrentdb\+discover):\/\//.test(url)) return { kind: 'kurrentdb', url };
+  if (url.startsWith('sqlite:')) return { kind: 'sqlite', path: resolve(url.slice('sqlite:'.length)) };
+  throw new Error(`EVENT_STORE_URL must be kurrentdb://… or sqlite:<path>, got '${url}'`);
+}
+
+/** Which roles a process plays: embedded `all` runs API, projector and workers together. */
+export function runs(role: Role, part: Exclude<Role, 'all'>): boolean {
+  return role === 'all' || role === part;
+}

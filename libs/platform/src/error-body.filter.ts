@@ -1,0 +1,77 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { StoreUnavailableError } from '../../event-store/src/event-store.port';
+import { ApiError, DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error';
+
+interface Answer {
+  status: number;
+  message: string;
+  errors: Record<string, string> | null;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Every error leaves as `{message, errors}`. Store outages are 503 with
+ * Retry-After; anything unexpected is a 500 that says nothing of our insides
+ * and is logged with the request id the response also carries.
+ */
+@Catch()
+export class ErrorBodyFilter implements ExceptionFilter {
+  private readonly logger = new Logger('http');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const res = ctx.getResponse<Response>();
+    const req = ctx.getRequest<Request & { id?: string }>();
+    const answer = this.answer(exception, req);
+    if (res.headersSent) return;
+    for (const [k, v] of Object.entries(answer.headers ?? {})) res.setHeader(k, v);
+    res.status(answer.status).json({ message: answer.message, errors: answer.errors });
+  }
+
+  private answer(exception: unknown, req: Request & { id?: string }): Answer {
+    if (exception instanceof ApiError) {
+      return { status: exception.getStatus(), message: bodyOf(exception).message, errors: exception.errors, headers: exception.headers };
+    }
+    const storeDown = exception instanceof StoreUnavailableError ? exception : findCause(exception);
+    if (storeDown) {
+      this.logger.warn(`request ${String(req.id)}: ${storeDown.message}`);
+      return {
+        status: 503,
+        message: DATABASE_UNAVAILABLE,
+        errors: null,
+        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      };
+    }
+    if (exception instanceof NotFoundException && /^Cannot [A-Z]+ /.test(exception.message)) {
+      return { status: 404, message: 'Not found', errors: null };
+    }
+    if (exception instanceof HttpException && exception.getStatus() < 500) {
+      const body = bodyOf(exception);
+      return { status: exception.getStatus(), message: body.message, errors: body.errors };
+    }
+    this.logger.error(
+      { err: exception, request_id: req.id },
+      `request ${String(req.id)} failed: ${exception instanceof Error ? exception.message : String(exception)}`,
+    );
+    return { status: 500, message: 'Internal server error', errors: null };
+  }
+}
+
+function bodyOf(exception: HttpException): { message: string; errors: Record<string, string> | null } {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return { message: response, errors: null };
+  const r = response as { message?: unknown; errors?: unknown };
+  const message = Array.isArray(r.message) ? r.message.join('; ') : String(r.message ?? exception.message);
+  const errors = r.errors && typeof r.errors === 'object' ? (r.errors as Record<string, string>) : null;
+  return { message, errors };
+}
+
+function findCause(error: unknown): StoreUnavailableError | undefined {
+  let current = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof StoreUnavailableError) return current;
+    current = current.cause;
+  }
+  return undefined;
+}

@@ -1,0 +1,71 @@
+import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
+import type { Response } from 'express';
+import { Res } from '@nestjs/common';
+import type { EventStore } from '../../event-store/src';
+import type { Jobs } from '../../jobs/src';
+import type { ReadStore } from '../../read-store/src';
+import { ApiError } from './api-error';
+import { Metrics } from './metrics';
+import { PlatformRuntime } from './platform-runtime';
+import { EVENT_STORE, JOBS, READ_STORE } from './tokens';
+
+const CHECK_TIMEOUT_MS = 2000;
+
+/** Probes and metrics: no authentication, served at the root and under /api/v2. */
+@ApiExcludeController()
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicator: HealthIndicatorService,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(JOBS) private readonly jobs: Jobs,
+    private readonly metrics: Metrics,
+    private readonly runtime: PlatformRuntime,
+  ) {}
+
+  @Get('health/live')
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('health/ready')
+  async ready() {
+    try {
+      return await this.health.check([
+        () => this.probe(`event_store (${this.events.kind})`, () => this.events.ping()),
+        () => this.probe(`read_store (${this.reads.kind})`, () => this.reads.ping()),
+        () => this.probe(`jobs (${this.jobs.kind})`, () => this.jobs.ping()),
+      ]);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      const details = (error.getResponse() as { error?: Record<string, { message?: string }> }).error ?? {};
+      const errors = Object.fromEntries(Object.entries(details).map(([k, v]) => [k, v.message ?? 'down']));
+      throw new ApiError(503, 'Service not ready', errors, { 'Retry-After': '5' });
+    }
+  }
+
+  private async probe(key: string, check: () => Promise<void>) {
+    const session = this.indicator.check(key);
+    try {
+      await Promise.race([
+        check(),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref()),
+      ]);
+      return session.up();
+    } catch (error) {
+      return session.down({ message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  @Get('metrics')
+  async prometheus(@Res() res: Response) {
+    const position = this.runtime.appliedPosition;
+    if (position !== undefined) this.metrics.projectorPosition.set(position);
+    res.setHeader('Content-Type', this.metrics.registry.contentType);
+    res.send(await this.metrics.registry.metrics());
+  }
+}

@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Prometheus metrics of this process (served at /metrics). */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpDuration = new Histogram({
+    name: 'des_http_request_duration_seconds',
+    help: 'HTTP request duration by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  readonly eventsAppended = new Counter({
+    name: 'des_events_appended_total',
+    help: 'Events appended to the log by type',
+    labelNames: ['type'],
+    registers: [this.registry],
+  });
+  readonly appendConflicts = new Counter({
+    name: 'des_append_conflicts_total',
+    help: 'Appends refused for a stale expected revision (retried)',
+    registers: [this.registry],
+  });
+  readonly readYourWritesTimeouts = new Counter({
+    name: 'des_read_your_writes_timeouts_total',
+    help: 'Writes answered before the read models reflected them (wait timed out)',
+    registers: [this.registry],
+  });
+  readonly projectorPosition = new Gauge({
+    name: 'des_projector_position',
+    help: 'Lowest log position applied by every projection in this process',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'des_' });
+  }
+}

@@ -1,0 +1,104 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { EventStore } from '../../event-store/src';
+import type { Jobs } from '../../jobs/src';
+import { CheckpointPoller, Lease, ProjectionProgress, Projection, Projector } from '../../projections/src';
+import type { ReadStore } from '../../read-store/src';
+import { Config, Role, runs } from './config';
+import { Metrics } from './metrics';
+import { CONFIG, EVENT_STORE, JOBS, READ_STORE, ROLE } from './tokens';
+
+export const PROJECTIONS = Symbol('PROJECTIONS');
+
+/**
+ * Owns the engines' lifecycle and, in processes that play the projector role,
+ * the projector: in-process (embedded, caught up before the API listens) or
+ * behind a lease in the shared read store (server mode), so exactly one
+ * instance applies the projections.
+ */
+@Injectable()
+export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('projector');
+  readonly progress: ProjectionProgress;
+  private readonly projector?: Projector;
+  private lease?: Lease;
+  private leaseTimer?: NodeJS.Timeout;
+  private projecting = false;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(ROLE) private readonly role: Role,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(JOBS) private readonly jobs: Jobs,
+    @Inject(PROJECTIONS) projections: Projection[],
+    private readonly metrics: Metrics,
+  ) {
+    if (runs(role, 'projector')) {
+      this.projector = new Projector(events, reads, projections, {
+        batchSize: config.projectorBatchSize,
+        logger: { log: (m) => this.logger.log(m), error: (m, e) => this.logger.error({ err: e }, m) },
+        afterWrite: crashAfterWrites(process.env.DES_FAULT_KILL_AFTER_WRITES),
+      });
+      this.progress = this.projector;
+    } else {
+      this.progress = new CheckpointPoller(reads, projections.map((p) => p.name));
+    }
+  }
+
+  /** Lowest position every projection of this process has applied (projector roles). */
+  get appliedPosition(): number | undefined {
+    return this.projector?.position;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.projector) return;
+    if (this.reads.kind === 'memory') {
+      await this.startProjecting();
+      return;
+    }
+    this.lease = new Lease(this.reads, 'projector', this.config.projectorLeaseMs);
+    await this.holdLease();
+    this.leaseTimer = setInterval(() => void this.holdLease(), this.config.projectorLeaseMs / 3);
+  }
+
+  private async startProjecting(): Promise<void> {
+    this.projecting = true;
+    await this.projector!.start();
+    await this.projector!.catchUp();
+    this.metrics.projectorPosition.set(this.projector!.position);
+    this.logger.log(`read models caught up to log position ${this.projector!.position}`);
+  }
+
+  private async holdLease(): Promise<void> {
+    try {
+      const held = await this.lease!.acquire();
+      if (held && !this.projecting) await this.startProjecting();
+      if (!held && this.projecting) {
+        this.logger.warn('projector lease lost; stopping');
+        this.projecting = false;
+        await this.projector!.stop();
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, 'projector lease check failed');
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    await this.projector?.stop();
+    await this.lease?.release().catch(() => undefined);
+    await this.jobs.close();
+    await this.reads.close();
+    await this.events.close();
+  }
+}
+
+/** Fault injection for the crash test: SIGKILL this process after N read-model writes. */
+function crashAfterWrites(setting: string | undefined): (() => void) | undefined {
+  const limit = Number(setting);
+  if (!setting || !Number.isInteger(limit) || limit <= 0) return undefined;
+  let writes = 0;
+  return () => {
+    if (++writes >= limit) process.kill(process.pid, 'SIGKILL');
+  };
+}

@@ -1,0 +1,48 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import type { Projection } from '../../projections/src';
+import { CommandExecutor } from './command-executor';
+import { Config, Role } from './config';
+import { openEngines } from './engines';
+import { HealthController } from './health.controller';
+import { Metrics } from './metrics';
+import { PROJECTIONS, PlatformRuntime } from './platform-runtime';
+import { CONFIG, EVENT_STORE, JOBS, PROJECTION_PROGRESS, READ_STORE, ROLE } from './tokens';
+
+const ENGINES = Symbol('ENGINES');
+type Engines = Awaited<ReturnType<typeof openEngines>>;
+
+export interface PlatformOptions {
+  config: Config;
+  role: Role;
+  projections: Projection[];
+  /** Serve health and metrics over HTTP (API processes). */
+  http?: boolean;
+}
+
+/** Infrastructure for every process: the ports' adapters chosen by configuration, and their lifecycle. */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(options: PlatformOptions): DynamicModule {
+    return {
+      module: PlatformModule,
+      imports: options.http ? [TerminusModule.forRoot({ logger: false })] : [],
+      controllers: options.http ? [HealthController] : [],
+      providers: [
+        { provide: CONFIG, useValue: options.config },
+        { provide: ROLE, useValue: options.role },
+        { provide: PROJECTIONS, useValue: options.projections },
+        { provide: ENGINES, useFactory: () => openEngines(options.config) },
+        { provide: EVENT_STORE, useFactory: (e: Engines) => e.events, inject: [ENGINES] },
+        { provide: READ_STORE, useFactory: (e: Engines) => e.reads, inject: [ENGINES] },
+        { provide: JOBS, useFactory: (e: Engines) => e.jobs, inject: [ENGINES] },
+        Metrics,
+        PlatformRuntime,
+        { provide: PROJECTION_PROGRESS, useFactory: (r: PlatformRuntime) => r.progress, inject: [PlatformRuntime] },
+        CommandExecutor,
+      ],
+      exports: [CONFIG, ROLE, EVENT_STORE, READ_STORE, JOBS, PROJECTION_PROGRESS, Metrics, PlatformRuntime, CommandExecutor],
+    };
+  }
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// `npm test`: compiles the project (tsc, tests included), starts the real
+// engines once (Redis; a MongoDB-wire server: MONGODB_URL, mongod, or FerretDB
+// built by the setup script), runs every test file with node's test runner,
+// stops the engines and exits with the runner's status.
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const out = join(root, 'dist-test');
+const only = process.argv.slice(2);
+
+const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], {
+  cwd: root,
+  stdio: 'inherit',
+});
+if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+
+function testFiles(dir) {
+  const found = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) found.push(...testFiles(path));
+    else if (/\.(spec|test)\.js$/.test(name)) found.push(path);
+  }
+  return found;
+}
+let files = testFiles(out).sort();
+if (only.length) files = files.filter((f) => only.some((o) => relative(out, f).includes(o)));
+
+const { startRedis, startMongo } = await import(join(out, 'test/support/engines.js'));
+const engines = [];
+try {
+  const redis = await startRedis();
+  engines.push(redis);
+  const mongo = await startMongo();
+  engines.push(mongo);
+  console.log(`# engines: ${redis.description}; ${mongo.description}`);
+  console.log(`# KurrentDB: ${process.env.KURRENTDB_URL ? process.env.KURRENTDB_URL : 'not configured (KURRENTDB_URL unset): its contract suite is reported as skipped'}`);
+  const env = {
+    ...process.env,
+    TEST_REDIS_URL: redis.url,
+    TEST_MONGODB_URL: mongo.url,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+  };
+  const code = await new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--enable-source-maps', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files],
+      { cwd: root, env, stdio: 'inherit' },
+    );
+    child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+  });
+  process.exitCode = code;
+} finally {
+  for (const engine of engines.reverse()) await engine.stop();
+}

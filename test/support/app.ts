@@ -1,0 +1,51 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Type } from '@nestjs/common';
+import { createHttpApp } from '../../apps/api/src/http-app';
+import { Config, loadConfig, Role } from '../../libs/platform/src';
+import { mongoEngine, redisEngine, uniqueName } from './engines';
+
+export type Mode = 'embedded' | 'server';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  server: ReturnType<NestExpressApplication['getHttpServer']>;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/**
+ * Environment for a mode: embedded = SQLite file + memory + in-process jobs;
+ * server = SQLite file + MongoDB-wire + BullMQ on Redis (fresh database and
+ * queue prefix per call).
+ */
+export async function modeEnv(mode: Mode, extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'des-e2e-'));
+  const env: NodeJS.ProcessEnv = { DES_DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' };
+  if (mode === 'server') {
+    env.MONGODB_URL = (await mongoEngine()).url;
+    env.MONGODB_DATABASE = uniqueName('e2e');
+    env.REDIS_URL = (await redisEngine()).url;
+    env.DES_QUEUE_PREFIX = uniqueName('e2e');
+  }
+  return { ...env, ...extra };
+}
+
+export async function startApp(options: {
+  mode: Mode;
+  role?: Role;
+  features?: Type[];
+  env?: NodeJS.ProcessEnv;
+}): Promise<TestApp> {
+  const config = loadConfig(options.env ?? (await modeEnv(options.mode)));
+  const app = await createHttpApp({ config, role: options.role ?? 'all', features: options.features });
+  await app.init();
+  return {
+    app,
+    server: app.getHttpServer(),
+    config,
+    close: () => app.close(),
+  };
+}
