@@ -12,10 +12,14 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const out = join(root, 'dist-test');
 const only = process.argv.slice(2);
 
-const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const tsc = spawnSync(
+  process.execPath,
+  [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 function testFiles(dir) {
@@ -38,7 +42,9 @@ try {
   const mongo = await startMongo();
   engines.push(mongo);
   console.log(`# engines: ${redis.description}; ${mongo.description}`);
-  console.log(`# KurrentDB: ${process.env.KURRENTDB_URL ? process.env.KURRENTDB_URL : 'not configured (KURRENTDB_URL unset): its contract suite is reported as skipped'}`);
+  console.log(
+    `# KurrentDB: ${process.env.KURRENTDB_URL ? process.env.KURRENTDB_URL : 'not configured (KURRENTDB_URL unset): its contract suite is reported as skipped'}`,
+  );
   const env = {
     ...process.env,
     TEST_REDIS_URL: redis.url,

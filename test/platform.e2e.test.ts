@@ -22,7 +22,9 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
 
     it('answers a write only once the read models reflect it (read-your-writes)', async () => {
       for (let i = 1; i <= 15; i++) {
-        const put = await request(t.server).put('/api/v2/fixture-notes/acme/n1').send({ text: `v${i}` });
+        const put = await request(t.server)
+          .put('/api/v2/fixture-notes/acme/n1')
+          .send({ text: `v${i}` });
         assert.equal(put.status, 201);
         const get = await request(t.server).get('/api/v2/fixture-notes/acme/n1');
         assert.equal(get.status, 200);
@@ -35,7 +37,9 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     it('retries concurrent writes to one stream on conflicts and loses none', async () => {
       const puts = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
-          request(t.server).put('/api/v2/fixture-notes/acme/busy').send({ text: `writer-${i}` }),
+          request(t.server)
+            .put('/api/v2/fixture-notes/acme/busy')
+            .send({ text: `writer-${i}` }),
         ),
       );
       assert.deepEqual(
@@ -53,7 +57,9 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     });
 
     it('answers validation failures with the spec body, naming each field', async () => {
-      const res = await request(t.server).put('/api/v2/fixture-notes/acme/n2').send({ text: 7, colour: 'red' });
+      const res = await request(t.server)
+        .put('/api/v2/fixture-notes/acme/n2')
+        .send({ text: 7, colour: 'red' });
       assert.equal(res.status, 400);
       assert.equal(res.body.message, 'Input payload validation failed');
       assert.deepEqual(Object.keys(res.body.errors).sort(), ['colour', 'text']);
@@ -67,7 +73,10 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         .set('Content-Type', 'application/json')
         .send('{"text": ');
       assert.equal(res.status, 400);
-      assert.deepEqual(res.body, { message: 'Input payload validation failed', errors: { body: 'Malformed JSON' } });
+      assert.deepEqual(res.body, {
+        message: 'Input payload validation failed',
+        errors: { body: 'Malformed JSON' },
+      });
     });
 
     it('refuses a body over the limit with 413', async () => {

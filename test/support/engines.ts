@@ -29,7 +29,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitForPort(port: number, child: ChildProcess, name: string, timeoutMs = 30_000): Promise<void> {
+async function waitForPort(
+  port: number,
+  child: ChildProcess,
+  name: string,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
@@ -67,11 +72,19 @@ export async function startRedis(): Promise<Engine> {
   if (!binary) throw new Error('redis-server is not installed: run `npm run setup`');
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'des-redis-'));
-  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    binary,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    {
+      stdio: 'ignore',
+    },
+  );
   await waitForPort(port, child, 'redis-server');
-  return { url: `redis://127.0.0.1:${port}`, description: `redis-server ${binary} :${port}`, stop: stopper(child, dir) };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    description: `redis-server ${binary} :${port}`,
+    stop: stopper(child, dir),
+  };
 }
 
 /** MONGODB_URL if given, else mongod on the PATH, else FerretDB (SQLite backend) from the setup script. */
@@ -85,11 +98,14 @@ export async function startMongo(): Promise<Engine> {
   let child: ChildProcess;
   let description: string;
   if (mongod) {
-    child = spawn(mongod, ['--port', String(port), '--bind_ip', '127.0.0.1', '--dbpath', dir], { stdio: 'ignore' });
+    child = spawn(mongod, ['--port', String(port), '--bind_ip', '127.0.0.1', '--dbpath', dir], {
+      stdio: 'ignore',
+    });
     description = `mongod :${port}`;
   } else {
     const ferret = join(TOOLS_BIN, 'ferretdb');
-    if (!existsSync(ferret)) throw new Error('no MongoDB-wire server: set MONGODB_URL or run `npm run setup`');
+    if (!existsSync(ferret))
+      throw new Error('no MongoDB-wire server: set MONGODB_URL or run `npm run setup`');
     const debugPort = await freePort();
     child = spawn(
       ferret,

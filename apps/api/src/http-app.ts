@@ -3,7 +3,13 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
-import { ApiError, ErrorBodyFilter, Metrics, VALIDATION_FAILED, validationPipe } from '../../../libs/platform/src';
+import {
+  ApiError,
+  ErrorBodyFilter,
+  Metrics,
+  VALIDATION_FAILED,
+  validationPipe,
+} from '../../../libs/platform/src';
 import { AppModule, AppOptions } from './app.module';
 
 export const API_PREFIX = 'api/v2';
@@ -33,7 +39,8 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
 /** body-parser's failures as the API's errors (Nest would otherwise keep only their message). */
 function bodyParserErrors(error: unknown, _req: Request, _res: Response, next: NextFunction): void {
   const type = (error as { type?: string } | null)?.type;
-  if (type === 'entity.parse.failed') return next(new ApiError(400, VALIDATION_FAILED, { body: 'Malformed JSON' }));
+  if (type === 'entity.parse.failed')
+    return next(new ApiError(400, VALIDATION_FAILED, { body: 'Malformed JSON' }));
   if (type === 'entity.too.large') {
     return next(new ApiError(413, `Request body exceeds the ${BODY_LIMIT.toUpperCase()} limit`));
   }

@@ -4,7 +4,8 @@ import { createHttpApp } from './http-app';
 /** `npm start`: embedded, API + projector + workers in one process. `--role=api`: the API alone. */
 async function main(): Promise<void> {
   const role = (process.argv.find((a) => a.startsWith('--role='))?.slice('--role='.length) ?? 'all') as Role;
-  if (role !== 'all' && role !== 'api') throw new Error(`apps/api runs --role=all or --role=api, not ${role}`);
+  if (role !== 'all' && role !== 'api')
+    throw new Error(`apps/api runs --role=all or --role=api, not ${role}`);
   const config = loadConfig();
   const app = await createHttpApp({ config, role });
   await app.listen(config.port, config.host);

@@ -12,7 +12,10 @@ export async function rebuild(config: Config): Promise<void> {
   const { events, reads, jobs } = await openEngines(config);
   try {
     const head = await events.head();
-    const bar = new SingleBar({ format: 'rebuild [{bar}] {percentage}% | {value}/{total} events | {eta}s left' }, Presets.shades_classic);
+    const bar = new SingleBar(
+      { format: 'rebuild [{bar}] {percentage}% | {value}/{total} events | {eta}s left' },
+      Presets.shades_classic,
+    );
     const projector = new Projector(events, reads, allProjections);
     const total = head.position;
     bar.start(total, 0);
@@ -21,7 +24,9 @@ export async function rebuild(config: Config): Promise<void> {
     bar.update(total);
     bar.stop();
     const seconds = (Date.now() - started) / 1000;
-    console.log(`rebuilt ${allProjections.length} projections from ${done} events in ${seconds.toFixed(1)} s`);
+    console.log(
+      `rebuilt ${allProjections.length} projections from ${done} events in ${seconds.toFixed(1)} s`,
+    );
     if (reads.kind === 'memory') {
       console.log('note: the embedded read store lives in memory and is rebuilt at every start anyway');
     }

@@ -8,9 +8,15 @@ import { allProjections } from '../../api/src/projections';
  * holding the projector lease so exactly one instance is active.
  */
 async function main(): Promise<void> {
-  @Module({ imports: [PlatformModule.forRoot({ config: loadConfig(), role: 'projector', projections: allProjections })] })
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ config: loadConfig(), role: 'projector', projections: allProjections }),
+    ],
+  })
   class ProjectorModule {}
-  const app = await NestFactory.createApplicationContext(ProjectorModule, { logger: ['log', 'warn', 'error'] });
+  const app = await NestFactory.createApplicationContext(ProjectorModule, {
+    logger: ['log', 'warn', 'error'],
+  });
   app.enableShutdownHooks();
   await app.init();
 }

@@ -13,7 +13,9 @@ async function main(): Promise<void> {
     ],
   })
   class WorkerProcessModule {}
-  const app = await NestFactory.createApplicationContext(WorkerProcessModule, { logger: ['log', 'warn', 'error'] });
+  const app = await NestFactory.createApplicationContext(WorkerProcessModule, {
+    logger: ['log', 'warn', 'error'],
+  });
   app.enableShutdownHooks();
   await app.init();
 }

@@ -14,7 +14,9 @@ class WorkerRunner implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     for (const c of this.consumers) await this.jobs.work(c.queue, c.handler, { concurrency: c.concurrency });
-    this.logger.log(`consuming ${this.consumers.map((c) => c.queue).join(', ') || 'no queues yet'} (${this.jobs.kind})`);
+    this.logger.log(
+      `consuming ${this.consumers.map((c) => c.queue).join(', ') || 'no queues yet'} (${this.jobs.kind})`,
+    );
   }
 }
 

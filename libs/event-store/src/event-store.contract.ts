@@ -43,7 +43,10 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       await store.append(stream, [event('a')], 'no_stream');
       await assert.rejects(store.append(stream, [event('b')], 'no_stream'), WrongExpectedRevisionError);
       await assert.rejects(store.append(stream, [event('b')], 5), WrongExpectedRevisionError);
-      await assert.rejects(store.append(streamName(), [event('b')], 'stream_exists'), WrongExpectedRevisionError);
+      await assert.rejects(
+        store.append(streamName(), [event('b')], 'stream_exists'),
+        WrongExpectedRevisionError,
+      );
       const ok = await store.append(stream, [event('b')], 0);
       assert.equal(ok.nextRevision, 1);
       const any = await store.append(stream, [event('c')], 'any');
@@ -91,7 +94,8 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
 
     it('keeps the global position strictly increasing and recorded_at never decreasing', async () => {
       const start = (await store.head()).position;
-      for (let i = 0; i < 20; i++) await store.append(streamName(), [event('tick'), event('tock')], 'no_stream');
+      for (let i = 0; i < 20; i++)
+        await store.append(streamName(), [event('tick'), event('tock')], 'no_stream');
       const log = await store.readAll(start, 1000);
       assert.ok(log.length >= 40);
       for (let i = 1; i < log.length; i++) {

@@ -107,7 +107,8 @@ export class KurrentDbEventStore implements EventStore {
 
   async readAll(afterPosition: number, limit: number): Promise<StoredEvent[]> {
     const out: StoredEvent[] = [];
-    const from = afterPosition > 0 ? { commit: BigInt(afterPosition), prepare: BigInt(afterPosition) } : START;
+    const from =
+      afterPosition > 0 ? { commit: BigInt(afterPosition), prepare: BigInt(afterPosition) } : START;
     try {
       for await (const resolved of this.client.readAll({
         direction: FORWARDS,

@@ -88,12 +88,15 @@ export class InProcessJobs implements Jobs {
         return;
       }
       job.state = 'delayed';
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        job.state = 'waiting';
-        q.ready.push(job.id);
-        this.pump(q);
-      }, backoffDelay(job.backoffMs, job.attemptsMade));
+      const timer = setTimeout(
+        () => {
+          this.timers.delete(timer);
+          job.state = 'waiting';
+          q.ready.push(job.id);
+          this.pump(q);
+        },
+        backoffDelay(job.backoffMs, job.attemptsMade),
+      );
       this.timers.add(timer);
     }
   }
@@ -104,7 +107,9 @@ export class InProcessJobs implements Jobs {
   }
 
   async failed(queue: string): Promise<JobInfo[]> {
-    return [...(this.queues.get(queue)?.jobs.values() ?? [])].filter((j) => j.state === 'failed').map(publicInfo);
+    return [...(this.queues.get(queue)?.jobs.values() ?? [])]
+      .filter((j) => j.state === 'failed')
+      .map(publicInfo);
   }
 
   async ping(): Promise<void> {}

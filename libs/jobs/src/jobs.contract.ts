@@ -8,7 +8,8 @@ async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, time
   for (;;) {
     const value = await read();
     if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met in time; last value ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in time; last value ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -29,7 +30,10 @@ export function jobsContract(name: string, open: () => Promise<Jobs>): void {
       const q = queueName();
       await jobs.work(q, async (job) => ({ doubled: (job.data as { n: number }).n * 2 }));
       const id = await jobs.enqueue(q, 'double', { n: 21 });
-      const info = await eventually(() => jobs.get(q, id), (j) => j?.state === 'completed');
+      const info = await eventually(
+        () => jobs.get(q, id),
+        (j) => j?.state === 'completed',
+      );
       assert.deepEqual(info!.result, { doubled: 42 });
       assert.equal(info!.name, 'double');
       assert.deepEqual(info!.data, { n: 21 });
@@ -44,7 +48,10 @@ export function jobsContract(name: string, open: () => Promise<Jobs>): void {
         return 'ok';
       });
       const id = await jobs.enqueue(q, 'flaky', {}, { attempts: 4, backoffMs: 50 });
-      const info = await eventually(() => jobs.get(q, id), (j) => j?.state === 'completed');
+      const info = await eventually(
+        () => jobs.get(q, id),
+        (j) => j?.state === 'completed',
+      );
       assert.equal(info!.result, 'ok');
       assert.deepEqual(
         runs.map((r) => r.attempt),
@@ -62,7 +69,10 @@ export function jobsContract(name: string, open: () => Promise<Jobs>): void {
         throw new Error('always broken');
       });
       const id = await jobs.enqueue(q, 'broken', { x: 1 }, { attempts: 2, backoffMs: 10 });
-      const info = await eventually(() => jobs.get(q, id), (j) => j?.state === 'failed');
+      const info = await eventually(
+        () => jobs.get(q, id),
+        (j) => j?.state === 'failed',
+      );
       assert.equal(info!.failedReason, 'always broken');
       assert.equal(info!.attemptsMade, 2);
       assert.equal(calls, 2);
@@ -81,7 +91,10 @@ export function jobsContract(name: string, open: () => Promise<Jobs>): void {
       await jobs.work(q, async () => {
         calls++;
       });
-      await eventually(() => jobs.get(q, id), (j) => j?.state === 'completed');
+      await eventually(
+        () => jobs.get(q, id),
+        (j) => j?.state === 'completed',
+      );
       await new Promise((r) => setTimeout(r, 100));
       assert.equal(calls, 1);
     });
@@ -103,7 +116,10 @@ export function jobsContract(name: string, open: () => Promise<Jobs>): void {
         { concurrency: 2 },
       );
       for (let i = 0; i < 4; i++) await jobs.enqueue(q, 'slow', { i });
-      await eventually(async () => done.length, (n) => n === 4);
+      await eventually(
+        async () => done.length,
+        (n) => n === 4,
+      );
       assert.equal(peak, 2);
     });
 

@@ -1,11 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import {
-  EventMetadata,
-  EventStore,
-  WrongExpectedRevisionError,
-  nowMicros,
-} from '../../event-store/src';
+import { EventMetadata, EventStore, WrongExpectedRevisionError, nowMicros } from '../../event-store/src';
 import type { ProjectionProgress } from '../../projections/src/progress';
 import { ApiError } from './api-error';
 import type { Config } from './config';
@@ -39,7 +34,10 @@ export class CommandExecutor {
     private readonly metrics: Metrics,
   ) {}
 
-  async load<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>): Promise<{ state: S; revision: number }> {
+  async load<C, S, E extends DomainEvent>(
+    stream: string,
+    decider: Decider<C, S, E>,
+  ): Promise<{ state: S; revision: number }> {
     const history = await this.events.readStream(stream);
     const state = history.reduce(
       (s, e) => decider.evolve(s, { type: e.type, data: e.data } as E, e.recordedAt),
@@ -88,12 +86,16 @@ export class CommandExecutor {
     const ok = await this.progress
       .waitFor(position, this.config.readYourWritesTimeoutMs)
       .catch((error: unknown) => {
-        this.logger.warn(`read-your-writes wait failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(
+          `read-your-writes wait failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
         return false;
       });
     if (!ok) {
       this.metrics.readYourWritesTimeouts.inc();
-      this.logger.warn(`read models did not reach position ${position} within ${this.config.readYourWritesTimeoutMs} ms`);
+      this.logger.warn(
+        `read models did not reach position ${position} within ${this.config.readYourWritesTimeoutMs} ms`,
+      );
     }
   }
 }

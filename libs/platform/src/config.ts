@@ -21,6 +21,8 @@ export interface Config {
   projectorBatchSize: number;
   /** How long a projector's lease lasts unless renewed. */
   projectorLeaseMs: number;
+  /** How long a call to an unreachable server may take before it is answered 503. */
+  connectTimeoutMs: number;
   logLevel: string;
 }
 
@@ -46,6 +48,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readYourWritesTimeoutMs: Number(env.DES_READ_YOUR_WRITES_TIMEOUT_MS ?? 5000),
     projectorBatchSize: Number(env.DES_PROJECTOR_BATCH_SIZE ?? 500),
     projectorLeaseMs: Number(env.DES_PROJECTOR_LEASE_MS ?? 10_000),
+    connectTimeoutMs: Number(env.DES_CONNECT_TIMEOUT_MS ?? 3000),
     logLevel: env.LOG_LEVEL ?? 'info',
   };
 }
@@ -54,7 +57,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function eventStoreFrom(env: NodeJS.ProcessEnv, dataDir: string): EventStoreConfig {
   const url = env.KURRENTDB_URL ?? env.EVENT_STORE_URL;
   if (!url) return { kind: 'sqlite', path: resolve(dataDir, 'events.db') };
-  if (/^(kurrentdb|kdb|esdb|esdb\+discover|kurrentdb\+discover):\/\//.test(url)) return { kind: 'kurrentdb', url };
+  if (/^(kurrentdb|kdb|esdb|esdb\+discover|kurrentdb\+discover):\/\//.test(url))
+    return { kind: 'kurrentdb', url };
   if (url.startsWith('sqlite:')) return { kind: 'sqlite', path: resolve(url.slice('sqlite:'.length)) };
   throw new Error(`EVENT_STORE_URL must be kurrentdb://… or sqlite:<path>, got '${url}'`);
 }

@@ -1,4 +1,11 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { StoreUnavailableError } from '../../event-store/src/event-store.port';
 import { ApiError, DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error';
@@ -31,7 +38,12 @@ export class ErrorBodyFilter implements ExceptionFilter {
 
   private answer(exception: unknown, req: Request & { id?: string }): Answer {
     if (exception instanceof ApiError) {
-      return { status: exception.getStatus(), message: bodyOf(exception).message, errors: exception.errors, headers: exception.headers };
+      return {
+        status: exception.getStatus(),
+        message: bodyOf(exception).message,
+        errors: exception.errors,
+        headers: exception.headers,
+      };
     }
     const storeDown = exception instanceof StoreUnavailableError ? exception : findCause(exception);
     if (storeDown) {

@@ -53,7 +53,9 @@ export class HealthController {
     try {
       await Promise.race([
         check(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref()),
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref(),
+        ),
       ]);
       return session.up();
     } catch (error) {

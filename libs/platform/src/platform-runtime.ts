@@ -41,7 +41,10 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
       });
       this.progress = this.projector;
     } else {
-      this.progress = new CheckpointPoller(reads, projections.map((p) => p.name));
+      this.progress = new CheckpointPoller(
+        reads,
+        projections.map((p) => p.name),
+      );
     }
   }
 

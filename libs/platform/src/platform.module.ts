@@ -39,10 +39,24 @@ export class PlatformModule {
         { provide: JOBS, useFactory: (e: Engines) => e.jobs, inject: [ENGINES] },
         Metrics,
         PlatformRuntime,
-        { provide: PROJECTION_PROGRESS, useFactory: (r: PlatformRuntime) => r.progress, inject: [PlatformRuntime] },
+        {
+          provide: PROJECTION_PROGRESS,
+          useFactory: (r: PlatformRuntime) => r.progress,
+          inject: [PlatformRuntime],
+        },
         CommandExecutor,
       ],
-      exports: [CONFIG, ROLE, EVENT_STORE, READ_STORE, JOBS, PROJECTION_PROGRESS, Metrics, PlatformRuntime, CommandExecutor],
+      exports: [
+        CONFIG,
+        ROLE,
+        EVENT_STORE,
+        READ_STORE,
+        JOBS,
+        PROJECTION_PROGRESS,
+        Metrics,
+        PlatformRuntime,
+        CommandExecutor,
+      ],
     };
   }
 }

@@ -14,11 +14,9 @@ export async function applyOnce(store: ReadStore, write: DocWrite, position: num
   const update = { ...write.update, $set: { ...(write.update.$set ?? {}), [POSITION_FIELD]: position } };
   const collection = store.collection(write.collection);
   try {
-    const r = await collection.updateOne(
-      { _id: write.id, [POSITION_FIELD]: { $lt: position } },
-      update,
-      { upsert: true },
-    );
+    const r = await collection.updateOne({ _id: write.id, [POSITION_FIELD]: { $lt: position } }, update, {
+      upsert: true,
+    });
     return r.matched > 0 || r.upserted;
   } catch (error) {
     // The upsert found no document below this position; if one exists at or

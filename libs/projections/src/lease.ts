@@ -17,11 +17,13 @@ export class Lease {
   /** Takes or renews the lease; false when another live owner holds it. */
   async acquire(now = Date.now()): Promise<boolean> {
     try {
-      const r = await this.store.collection('_leases').updateOne(
-        { _id: this.name, $or: [{ owner: this.owner }, { expires_at: { $lt: now } }] },
-        { $set: { owner: this.owner, expires_at: now + this.ttlMs } },
-        { upsert: true },
-      );
+      const r = await this.store
+        .collection('_leases')
+        .updateOne(
+          { _id: this.name, $or: [{ owner: this.owner }, { expires_at: { $lt: now } }] },
+          { $set: { owner: this.owner, expires_at: now + this.ttlMs } },
+          { upsert: true },
+        );
       return r.matched > 0 || r.upserted;
     } catch (error) {
       if (error instanceof DuplicateKeyError) return false;
@@ -30,9 +32,8 @@ export class Lease {
   }
 
   async release(): Promise<void> {
-    await this.store.collection('_leases').updateOne(
-      { _id: this.name, owner: this.owner },
-      { $set: { expires_at: 0 } },
-    );
+    await this.store
+      .collection('_leases')
+      .updateOne({ _id: this.name, owner: this.owner }, { $set: { expires_at: 0 } });
   }
 }

@@ -86,7 +86,9 @@ export class Projector implements ProjectionProgress {
     for (const p of this.projections) {
       for (const c of p.collections) await this.store.dropCollection(c.name);
     }
-    await this.store.collection(CHECKPOINTS).deleteMany({ _id: { $in: this.projections.map((p) => p.name) } });
+    await this.store
+      .collection(CHECKPOINTS)
+      .deleteMany({ _id: { $in: this.projections.map((p) => p.name) } });
     this.checkpoints.clear();
     for (const p of this.projections) this.checkpoints.set(p.name, 0);
     this.waiters.reset();

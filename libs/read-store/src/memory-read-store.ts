@@ -140,7 +140,9 @@ class MemoryCollection implements ReadCollection<Doc> {
         if (inserting) changed = applyOperator(next, { $set: spec }).length > 0 || changed;
         continue;
       }
-      changed = applyOperator(next, { [operator]: spec } as unknown as Parameters<typeof applyOperator>[1]).length > 0 || changed;
+      changed =
+        applyOperator(next, { [operator]: spec } as unknown as Parameters<typeof applyOperator>[1]).length >
+          0 || changed;
     }
     if (next._id !== doc._id) throw new Error('an update cannot change _id');
     this.checkUnique(next as Doc);

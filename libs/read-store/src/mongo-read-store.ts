@@ -47,9 +47,9 @@ export class MongoReadStore implements ReadStore {
   async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
     if (indexes.length === 0) return;
     await guard(() =>
-      this.db.collection(collection).createIndexes(
-        indexes.map((i) => ({ key: i.keys, name: i.name, unique: i.unique ?? false })),
-      ),
+      this.db
+        .collection(collection)
+        .createIndexes(indexes.map((i) => ({ key: i.keys, name: i.name, unique: i.unique ?? false }))),
     );
   }
 

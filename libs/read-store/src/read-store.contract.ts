@@ -17,7 +17,11 @@ export function readStoreContract(name: string, open: () => Promise<ReadStore>):
           { upsert: true },
         );
       }
-      await envs.updateOne({ _id: 'other/prod' }, { $set: { org: 'other', name: 'prod', rank: 9 } }, { upsert: true });
+      await envs.updateOne(
+        { _id: 'other/prod' },
+        { $set: { org: 'other', name: 'prod', rank: 9 } },
+        { upsert: true },
+      );
     });
     after(async () => {
       await store.close();
@@ -25,7 +29,11 @@ export function readStoreContract(name: string, open: () => Promise<ReadStore>):
 
     it('upserts with update operators', async () => {
       const c = store.collection('counters');
-      const r1 = await c.updateOne({ _id: 'x' }, { $inc: { n: 1 }, $setOnInsert: { created: 1 } }, { upsert: true });
+      const r1 = await c.updateOne(
+        { _id: 'x' },
+        { $inc: { n: 1 }, $setOnInsert: { created: 1 } },
+        { upsert: true },
+      );
       assert.equal(r1.upserted, true);
       const r2 = await c.updateOne(
         { _id: 'x' },
@@ -94,7 +102,8 @@ export function readStoreContract(name: string, open: () => Promise<ReadStore>):
 
     it('updates and deletes many', async () => {
       const c = store.collection('many');
-      for (const id of ['a', 'b', 'c']) await c.updateOne({ _id: id }, { $set: { g: id === 'c' ? 2 : 1 } }, { upsert: true });
+      for (const id of ['a', 'b', 'c'])
+        await c.updateOne({ _id: id }, { $set: { g: id === 'c' ? 2 : 1 } }, { upsert: true });
       const r = await c.updateMany({ g: 1 }, { $set: { flagged: true } });
       assert.equal(r.matched, 2);
       assert.equal(await c.count({ flagged: true }), 2);
@@ -128,7 +137,11 @@ export function readStoreContract(name: string, open: () => Promise<ReadStore>):
       assert.equal(await applyOnce(store, write, 5), false);
       assert.equal(await applyOnce(store, write, 3), false);
       assert.equal(await applyOnce(store, write, 7), true);
-      assert.deepEqual(await store.collection('guarded').findOne({ _id: 'doc' }), { _id: 'doc', n: 2, _pos: 7 });
+      assert.deepEqual(await store.collection('guarded').findOne({ _id: 'doc' }), {
+        _id: 'doc',
+        n: 2,
+        _pos: 7,
+      });
     });
   });
 }

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SqliteEventStore } from '../libs/event-store/src';
+import { CHECKPOINTS, Projector, POSITION_FIELD } from '../libs/projections/src';
+import { MongoReadStore } from '../libs/read-store/src';
+import { allProjections } from '../apps/api/src/projections';
+import { mongoEngine, uniqueName } from './support/engines';
+import { eventually, startProcess } from './support/processes';
+
+const EVENTS = 600;
+const BATCH = 100;
+const KILL_AFTER_WRITES = 350;
+
+describe('projector crash (kill -9 between a read-model write and its checkpoint)', () => {
+  let eventsPath: string;
+  let mongoUrl: string;
+  let database: string;
+  let reads: MongoReadStore;
+
+  before(async () => {
+    eventsPath = join(mkdtempSync(join(tmpdir(), 'des-crash-')), 'events.db');
+    mongoUrl = (await mongoEngine()).url;
+    database = uniqueName('crash');
+    const store = new SqliteEventStore({ path: eventsPath });
+    for (let i = 0; i < EVENTS; i++) {
+      await store.append(
+        `trail-acme/flow-${i % 40}`,
+        [
+          {
+            id: randomUUID(),
+            type: i % 3 ? 'attestation_reported' : 'artifact_reported',
+            data: { i },
+            metadata: { org: 'acme' },
+          },
+        ],
+        'any',
+      );
+    }
+    await store.close();
+    reads = await new MongoReadStore({ url: mongoUrl, database }).connect();
+  });
+  after(async () => reads?.close());
+
+  const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+    EVENT_STORE_URL: `sqlite:${eventsPath}`,
+    MONGODB_URL: mongoUrl,
+    MONGODB_DATABASE: database,
+    DES_PROJECTOR_BATCH_SIZE: String(BATCH),
+    DES_PROJECTOR_LEASE_MS: '1000',
+    LOG_LEVEL: 'silent',
+    ...extra,
+  });
+
+  const stats = () => reads.collection('stream_stats').find({}, { sort: { _id: 1 } });
+  const checkpoint = async () =>
+    ((await reads.collection(CHECKPOINTS).findOne({ _id: 'stream_stats' }))?.position as number) ?? 0;
+
+  it('dies mid-batch with writes past its checkpoint, then converges to a full rebuild', async () => {
+    const doomed = startProcess('projector', env({ DES_FAULT_KILL_AFTER_WRITES: String(KILL_AFTER_WRITES) }));
+    const { signal } = await doomed.exited;
+    assert.equal(signal, 'SIGKILL', doomed.output());
+
+    const saved = await checkpoint();
+    const afterCrash = await stats();
+    const applied = afterCrash.reduce((n, d) => n + (d.events as number), 0);
+    assert.equal(saved, 300, 'the last whole batch was checkpointed');
+    assert.equal(applied, KILL_AFTER_WRITES, 'every write before the kill landed');
+    assert.ok(
+      afterCrash.some((d) => (d[POSITION_FIELD] as number) > saved),
+      'some documents hold writes the checkpoint does not cover',
+    );
+
+    const restarted = startProcess('projector', env());
+    try {
+      await eventually(checkpoint, (p) => p === EVENTS, 30_000);
+    } finally {
+      await restarted.stop();
+    }
+    const converged = await stats();
+
+    const rebuiltStore = await new MongoReadStore({
+      url: mongoUrl,
+      database: uniqueName('rebuilt'),
+    }).connect();
+    try {
+      const events = new SqliteEventStore({ path: eventsPath });
+      await new Projector(events, rebuiltStore, allProjections).rebuild();
+      await events.close();
+      const rebuilt = await rebuiltStore.collection('stream_stats').find({}, { sort: { _id: 1 } });
+      assert.equal(
+        rebuilt.reduce((n, d) => n + (d.events as number), 0),
+        EVENTS,
+      );
+      assert.deepEqual(converged, rebuilt, 'read models after the crash equal a full rebuild');
+    } finally {
+      await rebuiltStore.close();
+    }
+  });
+});

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import request from 'supertest';
+import { MongoReadStore } from '../libs/read-store/src';
+import { freePort } from './support/engines';
+import { modeEnv, startApp, TestApp } from './support/app';
+import { FixtureFeatureModule } from './support/fixture-feature';
+import { Child, eventually, startProcess } from './support/processes';
+
+describe('server mode: API, projector and worker as separate processes', () => {
+  let env: NodeJS.ProcessEnv;
+  let api: TestApp;
+  let projector: Child;
+  let worker: Child;
+  before(async () => {
+    env = await modeEnv('server', { DES_PROJECTOR_LEASE_MS: '1500' });
+    projector = startProcess('projector', env);
+    worker = startProcess('worker', env);
+    api = await startApp({ mode: 'server', role: 'api', env, features: [FixtureFeatureModule] });
+  });
+  after(async () => {
+    await api?.close();
+    await projector?.stop();
+    await worker?.stop();
+  });
+
+  it('answers writes once the separate projector has applied them', async () => {
+    for (let i = 1; i <= 5; i++) {
+      const put = await request(api.server)
+        .put('/api/v2/fixture-notes/acme/remote')
+        .send({ text: `r${i}` });
+      assert.equal(put.status, 201, projector.output());
+      const get = await request(api.server).get('/api/v2/fixture-notes/acme/remote');
+      assert.deepEqual(get.body, { events: i, last_type: 'note_written', revision: i - 1 });
+    }
+  });
+
+  it('lets only the lease holder project, and hands over when it stops', async () => {
+    const second = startProcess('projector', env);
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.doesNotMatch(second.output(), /caught up/, 'a second projector waits while the lease is held');
+      await projector.stop();
+      await eventually(
+        async () => second.output(),
+        (o) => /caught up/.test(o),
+        15_000,
+      );
+      const put = await request(api.server)
+        .put('/api/v2/fixture-notes/acme/remote')
+        .send({ text: 'after-handover' });
+      assert.equal(put.status, 201);
+      const get = await request(api.server).get('/api/v2/fixture-notes/acme/remote');
+      assert.equal(get.body.events, 6);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('runs the worker process against Redis', async () => {
+    await eventually(
+      async () => worker.output(),
+      (o) => /consuming .*\(bullmq\)/.test(o),
+      15_000,
+    );
+    assert.equal(worker.process.exitCode, null);
+  });
+});
+
+describe('server mode: unreachable engines answer 503 and fail readiness', () => {
+  it('read store down: reads answer 503 with Retry-After; readiness names the read store', async () => {
+    const deadPort = await freePort();
+    const env = await modeEnv('server', {
+      MONGODB_URL: `mongodb://127.0.0.1:${deadPort}/`,
+      DES_CONNECT_TIMEOUT_MS: '300',
+    });
+    const t = await startApp({ mode: 'server', role: 'api', env, features: [FixtureFeatureModule] });
+    try {
+      const get = await request(t.server).get('/api/v2/fixture-notes/acme/any');
+      assert.equal(get.status, 503);
+      assert.deepEqual(get.body, {
+        message: 'Database temporarily unavailable; retry the request.',
+        errors: null,
+      });
+      assert.equal(get.headers['retry-after'], '5');
+      const ready = await request(t.server).get('/health/ready');
+      assert.equal(ready.status, 503);
+      assert.equal(ready.body.message, 'Service not ready');
+      assert.deepEqual(Object.keys(ready.body.errors), ['read_store (mongodb)']);
+      assert.equal((await request(t.server).get('/health/live')).status, 200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('event store down (KurrentDB unreachable): writes answer 503 and record nothing', async () => {
+    const deadPort = await freePort();
+    const env = await modeEnv('server', { KURRENTDB_URL: `kurrentdb://127.0.0.1:${deadPort}?tls=false` });
+    const t = await startApp({ mode: 'server', role: 'api', env, features: [FixtureFeatureModule] });
+    try {
+      const put = await request(t.server).put('/api/v2/fixture-notes/acme/k').send({ text: 'x' });
+      assert.equal(put.status, 503);
+      assert.equal(put.body.message, 'Database temporarily unavailable; retry the request.');
+      assert.equal(put.headers['retry-after'], '5');
+      const ready = await request(t.server).get('/health/ready');
+      assert.equal(ready.status, 503);
+      assert.deepEqual(Object.keys(ready.body.errors), ['event_store (kurrentdb)']);
+      const reads = await new MongoReadStore({
+        url: env.MONGODB_URL!,
+        database: env.MONGODB_DATABASE,
+      }).connect();
+      assert.equal(await reads.collection('stream_stats').count({}), 0, 'nothing was projected');
+      await reads.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('Redis down: readiness names the job queue', async () => {
+    const deadPort = await freePort();
+    const env = await modeEnv('server', { REDIS_URL: `redis://127.0.0.1:${deadPort}` });
+    const t = await startApp({ mode: 'server', role: 'api', env });
+    try {
+      const ready = await request(t.server).get('/health/ready');
+      assert.equal(ready.status, 503);
+      assert.deepEqual(Object.keys(ready.body.errors), ['jobs (bullmq)']);
+    } finally {
+      await t.close();
+    }
+  });
+});
