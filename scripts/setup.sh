@@ -38,38 +38,50 @@ fi
 say "redis-server: $(command -v redis-server || echo missing)"
 say "chromium: ${PUPPETEER_EXECUTABLE_PATH:-$(command -v chromium || echo missing)}"
 
-# OPA compiler: OPA_PATH, else opa on the PATH, else built from its Go module.
+# The OPA compiler and a MongoDB-wire server come from Go modules when the
+# machine has neither; both builds run in parallel.
+build_opa() {
+  (cd tools/opa && go build -o "$TOOLS/bin/opa" github.com/open-policy-agent/opa)
+  say "opa: $TOOLS/bin/opa ($("$TOOLS/bin/opa" version | head -1))"
+}
+build_ferretdb() {
+  local version src
+  version=$(sed -n 's/^require github.com\/FerretDB\/FerretDB \(v[0-9.]*\)$/\1/p' tools/ferretdb/go.mod)
+  src=$(cd tools/ferretdb && go mod download -json github.com/FerretDB/FerretDB | node -e \
+    'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')
+  rm -rf "$TOOLS/src/ferretdb" && mkdir -p "$TOOLS/src"
+  cp -r "$src" "$TOOLS/src/ferretdb" && chmod -R u+w "$TOOLS/src/ferretdb"
+  # FerretDB embeds its version at build time; the module source leaves that file to the builder.
+  echo "$version" > "$TOOLS/src/ferretdb/build/version/version.txt"
+  (cd "$TOOLS/src/ferretdb" && go build -o "$TOOLS/bin/ferretdb" ./cmd/ferretdb)
+  say "ferretdb: $TOOLS/bin/ferretdb ($version)"
+}
+
+builds=()
+# OPA compiler: OPA_PATH, else opa on the PATH, else built from its Go module (tools/opa/go.mod).
 if [ -n "${OPA_PATH:-}" ] || command -v opa >/dev/null 2>&1; then
   say "opa: ${OPA_PATH:-$(command -v opa)}"
 elif [ -x "$TOOLS/bin/opa" ]; then
   say "opa: $TOOLS/bin/opa (built earlier)"
 elif command -v go >/dev/null 2>&1; then
   say "building opa from its Go module (pinned in tools/opa/go.mod)"
-  (cd tools/opa && go build -o "$TOOLS/bin/opa" github.com/open-policy-agent/opa)
-  say "opa: $TOOLS/bin/opa ($("$TOOLS/bin/opa" version | head -1))"
+  build_opa & builds+=($!)
 else
   say "opa: missing (no Go toolchain to build it)"
 fi
 
 # MongoDB-wire server for tests: MONGODB_URL or mongod if the user has them,
-# else FerretDB v1 (SQLite backend) built from its Go module.
+# else FerretDB v1 (SQLite backend) from its Go module (tools/ferretdb/go.mod).
 if [ -n "${MONGODB_URL:-}" ] || command -v mongod >/dev/null 2>&1; then
   say "mongodb: ${MONGODB_URL:-$(command -v mongod)}"
 elif [ -x "$TOOLS/bin/ferretdb" ]; then
   say "ferretdb: $TOOLS/bin/ferretdb (built earlier)"
 elif command -v go >/dev/null 2>&1; then
   say "building ferretdb from its Go module (pinned in tools/ferretdb/go.mod)"
-  version=$(sed -n 's/^require github.com\/FerretDB\/FerretDB \(v[0-9.]*\)$/\1/p' tools/ferretdb/go.mod)
-  src=$(cd tools/ferretdb && go mod download -json github.com/FerretDB/FerretDB | node -e \
-    'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')
-  rm -rf "$TOOLS/src/ferretdb" && mkdir -p "$TOOLS/src"
-  cp -r "$src" "$TOOLS/src/ferretdb" && chmod -R u+w "$TOOLS/src/ferretdb"
-  # FerretDB's build embeds its version; the module source leaves it to the builder.
-  echo "$version" > "$TOOLS/src/ferretdb/build/version/version.txt"
-  (cd "$TOOLS/src/ferretdb" && go build -o "$TOOLS/bin/ferretdb" ./cmd/ferretdb)
-  say "ferretdb: $TOOLS/bin/ferretdb ($version)"
+  build_ferretdb & builds+=($!)
 else
   say "ferretdb: missing (no Go toolchain to build it)"
 fi
+for pid in "${builds[@]}"; do wait "$pid"; done
 
 say "done"
