@@ -50,6 +50,7 @@ describe('projector crash (kill -9 between a read-model write and its checkpoint
     MONGODB_URL: mongoUrl,
     MONGODB_DATABASE: database,
     DES_PROJECTOR_BATCH_SIZE: String(BATCH),
+    DES_PROJECTOR_FLUSH_SIZE: '20',
     DES_PROJECTOR_LEASE_MS: '1000',
     LOG_LEVEL: 'silent',
     ...extra,
@@ -68,7 +69,10 @@ describe('projector crash (kill -9 between a read-model write and its checkpoint
     const afterCrash = await stats();
     const applied = afterCrash.reduce((n, d) => n + (d.events as number), 0);
     assert.equal(saved, 300, 'the last whole batch was checkpointed');
-    assert.equal(applied, KILL_AFTER_WRITES, 'every write before the kill landed');
+    assert.ok(
+      applied >= KILL_AFTER_WRITES && applied < saved + BATCH,
+      `writes of the batch in flight landed (${applied})`,
+    );
     assert.ok(
       afterCrash.some((d) => (d[POSITION_FIELD] as number) > saved),
       'some documents hold writes the checkpoint does not cover',

@@ -19,6 +19,8 @@ export interface Config {
   readYourWritesTimeoutMs: number;
   /** Events per projector batch (one checkpoint per batch). */
   projectorBatchSize: number;
+  /** Read-model writes per round trip. */
+  projectorFlushSize: number;
   /** How long a projector's lease lasts unless renewed. */
   projectorLeaseMs: number;
   /** How long a call to an unreachable server may take before it is answered 503. */
@@ -47,6 +49,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     readYourWritesTimeoutMs: Number(env.DES_READ_YOUR_WRITES_TIMEOUT_MS ?? 5000),
     projectorBatchSize: Number(env.DES_PROJECTOR_BATCH_SIZE ?? 500),
+    projectorFlushSize: Number(env.DES_PROJECTOR_FLUSH_SIZE ?? 100),
     projectorLeaseMs: Number(env.DES_PROJECTOR_LEASE_MS ?? 10_000),
     connectTimeoutMs: Number(env.DES_CONNECT_TIMEOUT_MS ?? 3000),
     logLevel: env.LOG_LEVEL ?? 'info',

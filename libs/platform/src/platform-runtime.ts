@@ -36,6 +36,7 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
     if (runs(role, 'projector')) {
       this.projector = new Projector(events, reads, projections, {
         batchSize: config.projectorBatchSize,
+        flushSize: config.projectorFlushSize,
         logger: { log: (m) => this.logger.log(m), error: (m, e) => this.logger.error({ err: e }, m) },
         afterWrite: crashAfterWrites(process.env.DES_FAULT_KILL_AFTER_WRITES),
       });

@@ -1,30 +1,60 @@
-import { DuplicateKeyError, ReadStore } from '../../read-store/src/read-store.port';
+import { DuplicateKeyError, ReadStore, type BulkUpdate } from '../../read-store/src/read-store.port';
 import type { DocWrite } from './projection';
 
 /** Field on every projected document: the global position of the last event applied to it. */
 export const POSITION_FIELD = '_pos';
 
+/** A projection write with the position of the event that caused it. */
+export interface PositionedWrite {
+  write: DocWrite;
+  position: number;
+}
+
+function guarded({ write, position }: PositionedWrite): BulkUpdate {
+  return {
+    filter: { _id: write.id, [POSITION_FIELD]: { $lt: position } },
+    update: { ...write.update, $set: { ...(write.update.$set ?? {}), [POSITION_FIELD]: position } },
+    upsert: true,
+  };
+}
+
+/** A refused guarded upsert means the document is already at or past this position: applied before. */
+async function wasApplied(store: ReadStore, { write, position }: PositionedWrite): Promise<boolean> {
+  const existing = await store.collection(write.collection).findOne({ _id: write.id });
+  return existing !== null && (existing[POSITION_FIELD] as number) >= position;
+}
+
 /**
  * Applies a write only if the document has not yet seen this position. A crash
  * between a write and the checkpoint therefore never applies an event twice,
- * with no multi-document transaction.
- * Returns false when the write had already been applied.
+ * with no multi-document transaction. False when it had already been applied.
  */
 export async function applyOnce(store: ReadStore, write: DocWrite, position: number): Promise<boolean> {
-  const update = { ...write.update, $set: { ...(write.update.$set ?? {}), [POSITION_FIELD]: position } };
-  const collection = store.collection(write.collection);
+  const op = guarded({ write, position });
   try {
-    const r = await collection.updateOne({ _id: write.id, [POSITION_FIELD]: { $lt: position } }, update, {
-      upsert: true,
-    });
+    const r = await store.collection(write.collection).updateOne(op.filter, op.update, { upsert: true });
     return r.matched > 0 || r.upserted;
   } catch (error) {
-    // The upsert found no document below this position; if one exists at or
-    // above it, the write was applied before.
-    if (error instanceof DuplicateKeyError) {
-      const existing = await collection.findOne({ _id: write.id });
-      if (existing && (existing[POSITION_FIELD] as number) >= position) return false;
-    }
+    if (error instanceof DuplicateKeyError && (await wasApplied(store, { write, position }))) return false;
     throw error;
+  }
+}
+
+/**
+ * The same guarantee for a run of writes to one collection, in order, in as
+ * few round trips as the store allows: a refused write that was applied
+ * before is skipped and the rest resubmitted.
+ */
+export async function applyAllOnce(
+  store: ReadStore,
+  collection: string,
+  writes: PositionedWrite[],
+): Promise<void> {
+  let rest = writes;
+  while (rest.length > 0) {
+    const outcome = await store.collection(collection).bulkUpdate(rest.map(guarded));
+    if (outcome.failedAt === undefined) return;
+    if (!(await wasApplied(store, rest[outcome.failedAt]))) throw outcome.error;
+    rest = rest.slice(outcome.failedAt + 1);
   }
 }

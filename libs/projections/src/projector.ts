@@ -1,6 +1,6 @@
 import type { EventStore, Following, StoredEvent } from '../../event-store/src/event-store.port';
 import type { Doc, ReadStore } from '../../read-store/src/read-store.port';
-import { applyOnce } from './guarded-write';
+import { PositionedWrite, applyAllOnce } from './guarded-write';
 import { CHECKPOINTS, DocWrite, Projection, ProjectionReads, declareCollections } from './projection';
 import { ProjectionProgress, PositionWaiters } from './progress';
 
@@ -12,8 +12,10 @@ export interface ProjectorLogger {
 export interface ProjectorOptions {
   batchSize?: number;
   logger?: ProjectorLogger;
-  /** Called after each document write, before the batch's checkpoint: the crash test's hook. */
-  afterWrite?: (event: StoredEvent, write: DocWrite) => void;
+  /** Called after each document write lands, before the batch's checkpoint: the crash test's hook. */
+  afterWrite?: (write: DocWrite) => void;
+  /** Most writes sent to the read store in one round trip (default 100). */
+  flushSize?: number;
 }
 
 interface Checkpoint extends Doc {
@@ -39,7 +41,13 @@ export class Projector implements ProjectionProgress {
     private readonly options: ProjectorOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 500;
-    this.reads = { get: (collection, id) => this.store.collection(collection).findOne({ _id: id }) as never };
+    // A projection that reads sees every write before it: pending writes are flushed first.
+    this.reads = {
+      get: async (collection, id) => {
+        await this.flush();
+        return this.store.collection(collection).findOne({ _id: id }) as never;
+      },
+    };
   }
 
   /** The lowest position every projection has applied. */
@@ -108,15 +116,38 @@ export class Projector implements ProjectionProgress {
     return done;
   }
 
+  private pending: PositionedWrite[] = [];
+
+  /** Sends pending writes, collection by collection in order, in bulk. */
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const chunk = this.pending.splice(0, this.options.flushSize ?? 100);
+      const byCollection = new Map<string, PositionedWrite[]>();
+      for (const w of chunk) {
+        const list = byCollection.get(w.write.collection) ?? [];
+        list.push(w);
+        byCollection.set(w.write.collection, list);
+      }
+      for (const [collection, writes] of byCollection) {
+        await applyAllOnce(this.store, collection, writes);
+        for (const w of writes) this.options.afterWrite?.(w.write);
+      }
+    }
+  }
+
   private async apply(batch: StoredEvent[]): Promise<void> {
-    for (const event of batch) {
-      for (const projection of this.projections) {
-        if ((this.checkpoints.get(projection.name) ?? 0) >= event.position) continue;
-        for (const write of await projection.project(event, this.reads)) {
-          await applyOnce(this.store, write, event.position);
-          this.options.afterWrite?.(event, write);
+    try {
+      for (const event of batch) {
+        for (const projection of this.projections) {
+          if ((this.checkpoints.get(projection.name) ?? 0) >= event.position) continue;
+          for (const write of await projection.project(event, this.reads)) {
+            this.pending.push({ write, position: event.position });
+          }
         }
       }
+      await this.flush();
+    } finally {
+      this.pending = [];
     }
     const last = batch[batch.length - 1].position;
     const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);

@@ -1,6 +1,8 @@
 import { Query } from 'mingo';
 import { update as applyOperator } from 'mingo/updater';
 import {
+  BulkOutcome,
+  BulkUpdate,
   Doc,
   DuplicateKeyError,
   Filter,
@@ -99,6 +101,18 @@ class MemoryCollection implements ReadCollection<Doc> {
     const matches = this.matching(filter);
     for (const doc of matches) modified += (await this.replaceWith(doc, update, false)).modified;
     return { matched: matches.length, modified, upserted: false };
+  }
+
+  async bulkUpdate(ops: BulkUpdate[]): Promise<BulkOutcome> {
+    for (const [i, op] of ops.entries()) {
+      try {
+        await this.updateOne(op.filter, op.update, { upsert: op.upsert });
+      } catch (error) {
+        if (error instanceof DuplicateKeyError) return { failedAt: i, error };
+        throw error;
+      }
+    }
+    return {};
   }
 
   async deleteMany(filter: Filter): Promise<number> {

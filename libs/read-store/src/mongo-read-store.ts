@@ -1,6 +1,8 @@
-import { Db, MongoClient, MongoServerError, type Document } from 'mongodb';
+import { Db, MongoBulkWriteError, MongoClient, MongoServerError, type Document } from 'mongodb';
 import { StoreUnavailableError } from '../../event-store/src/event-store.port';
 import {
+  BulkOutcome,
+  BulkUpdate,
   Doc,
   DuplicateKeyError,
   Filter,
@@ -128,6 +130,27 @@ class MongoCollection implements ReadCollection<Doc> {
       const r = await this.c.updateMany(filter, update);
       return { matched: r.matchedCount, modified: r.modifiedCount, upserted: false };
     } catch (error) {
+      throw this.translateWrite(error);
+    }
+  }
+
+  async bulkUpdate(ops: BulkUpdate[]): Promise<BulkOutcome> {
+    if (ops.length === 0) return {};
+    try {
+      await this.c.bulkWrite(
+        ops.map((op) => ({
+          updateOne: { filter: op.filter, update: op.update, upsert: op.upsert ?? false },
+        })),
+        { ordered: true },
+      );
+      return {};
+    } catch (error) {
+      if (error instanceof MongoBulkWriteError) {
+        const [first] = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+        if (first?.code === DUPLICATE_KEY) {
+          return { failedAt: first.index, error: new DuplicateKeyError(this.name, 'unknown') };
+        }
+      }
       throw this.translateWrite(error);
     }
   }

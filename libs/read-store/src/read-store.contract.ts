@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { applyOnce } from '../../projections/src/guarded-write';
+import { applyAllOnce, applyOnce } from '../../projections/src/guarded-write';
 import { DuplicateKeyError, ReadStore } from './read-store.port';
 
 /** The one contract every read store adapter passes. */
@@ -142,6 +142,27 @@ export function readStoreContract(name: string, open: () => Promise<ReadStore>):
         n: 2,
         _pos: 7,
       });
+    });
+
+    it('applies a run of writes in bulk once each, skipping ones applied before', async () => {
+      const w = (id: string, position: number) => ({
+        write: { collection: 'bulk', id, update: { $inc: { n: 1 }, $push: { seen: position } } },
+        position,
+      });
+      await applyAllOnce(store, 'bulk', [w('a', 1), w('b', 2), w('a', 3)]);
+      // A replay after a crash: 2 and 3 were applied, 4 and 5 were not.
+      await applyAllOnce(store, 'bulk', [w('b', 2), w('a', 3), w('b', 4), w('a', 5)]);
+      const docs = await store.collection('bulk').find({}, { sort: { _id: 1 } });
+      assert.deepEqual(docs, [
+        { _id: 'a', n: 3, seen: [1, 3, 5], _pos: 5 },
+        { _id: 'b', n: 2, seen: [2, 4], _pos: 4 },
+      ]);
+      const outcome = await store.collection('plain').bulkUpdate([
+        { filter: { _id: 'x' }, update: { $set: { v: 1 } }, upsert: true },
+        { filter: { _id: 'y' }, update: { $set: { v: 2 } }, upsert: true },
+      ]);
+      assert.deepEqual(outcome, {});
+      assert.equal(await store.collection('plain').count({}), 2);
     });
   });
 }

@@ -38,6 +38,24 @@ export interface ReadCollection<T extends Doc = Doc> {
   updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>;
   updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
   deleteMany(filter: Filter): Promise<number>;
+  /**
+   * Applies updates in order, in as few round trips as the engine allows.
+   * Stops at the first refused write and reports it: the caller decides
+   * whether to resume after it.
+   */
+  bulkUpdate(ops: BulkUpdate[]): Promise<BulkOutcome>;
+}
+
+export interface BulkUpdate {
+  filter: Filter;
+  update: Update;
+  upsert?: boolean;
+}
+
+/** `failedAt` is the index of the op a unique index refused (all before it applied); absent when all applied. */
+export interface BulkOutcome {
+  failedAt?: number;
+  error?: DuplicateKeyError;
 }
 
 /** Read models. Adapters: in-memory collections queried with mingo, and MongoDB. */

@@ -1,0 +1,206 @@
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { SqliteEventStore, EventToAppend } from '../libs/event-store/src';
+import { Projector, streamStatsProjection } from '../libs/projections/src';
+import { MemoryReadStore, MongoReadStore } from '../libs/read-store/src';
+import { createHttpApp } from '../apps/api/src/http-app';
+import { loadConfig } from '../libs/platform/src';
+import { FixtureFeatureModule } from '../test/support/fixture-feature';
+import { mongoEngine, uniqueName } from '../test/support/engines';
+
+/**
+ * Foundation benchmarks (issue: event-sourced core). Prints each figure and
+ * writes them all to bench/results/foundation.json.
+ */
+const results: Record<string, unknown> = { machine: { cpus: cpus().length, node: process.version } };
+const tmp = () => mkdtempSync(join(tmpdir(), 'des-bench-'));
+const perSecond = (n: number, ms: number) => Math.round((n / ms) * 1000);
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const mb = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
+
+function event(i: number): EventToAppend {
+  return {
+    id: randomUUID(),
+    type: 'attestation_reported',
+    data: { name: `test-${i}`, type: 'junit', compliant: i % 7 !== 0, url: `https://ci.example/build/${i}` },
+    metadata: { org: 'acme', actor: { kind: 'service_account', name: 'ci' }, correlation_id: randomUUID() },
+  };
+}
+
+async function appendVsRaw(): Promise<void> {
+  const total = 50_000;
+  const batch = 100;
+  const payloads = Array.from({ length: total }, (_, i) => event(i));
+
+  const store = new SqliteEventStore({ path: join(tmp(), 'events.db') });
+  let t = performance.now();
+  for (let i = 0; i < total; i += batch) {
+    await store.append(`trail-acme/flow/t${i / batch}`, payloads.slice(i, i + batch), 'no_stream');
+  }
+  const adapterMs = performance.now() - t;
+  await store.close();
+
+  const raw = new Database(join(tmp(), 'raw.db'));
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.exec(`CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE,
+    stream TEXT NOT NULL, revision INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL,
+    recorded_at INTEGER NOT NULL, UNIQUE (stream, revision))`);
+  const insert = raw.prepare(
+    'INSERT INTO events (event_id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const tx = raw.transaction((rows: EventToAppend[], stream: string) => {
+    rows.forEach((e, r) =>
+      insert.run(
+        e.id,
+        stream,
+        r,
+        e.type,
+        JSON.stringify(e.data),
+        JSON.stringify(e.metadata),
+        Date.now() * 1000,
+      ),
+    );
+  });
+  const fresh = Array.from({ length: total }, (_, i) => event(i));
+  t = performance.now();
+  for (let i = 0; i < total; i += batch) tx(fresh.slice(i, i + batch), `trail-acme/flow/t${i / batch}`);
+  const rawMs = performance.now() - t;
+  raw.close();
+
+  const adapter = perSecond(total, adapterMs);
+  const rawRate = perSecond(total, rawMs);
+  results.sqlite_append = {
+    events: total,
+    events_per_append: batch,
+    adapter_events_per_s: adapter,
+    raw_better_sqlite3_events_per_s: rawRate,
+    ratio: +(adapter / rawRate).toFixed(2),
+    goal_ratio: 0.5,
+  };
+  console.log(
+    `SQLite batch append: ${adapter} events/s vs raw better-sqlite3 ${rawRate} events/s (ratio ${(adapter / rawRate).toFixed(2)}, goal >= 0.50)`,
+  );
+}
+
+async function seededLog(total: number): Promise<SqliteEventStore> {
+  const store = new SqliteEventStore({ path: join(tmp(), 'events.db') });
+  for (let i = 0; i < total; i += 100) {
+    await store.append(
+      `trail-acme/flow/t${i % 5000}`,
+      Array.from({ length: 100 }, (_, j) => event(i + j)),
+      'any',
+    );
+  }
+  return store;
+}
+
+async function rebuilds(): Promise<void> {
+  const memoryEvents = 200_000;
+  let events = await seededLog(memoryEvents);
+  let t = performance.now();
+  await new Projector(events, new MemoryReadStore(), [streamStatsProjection]).rebuild();
+  const memoryRate = perSecond(memoryEvents, performance.now() - t);
+  await events.close();
+  console.log(
+    `Projection rebuild into memory: ${memoryRate} events/s over ${memoryEvents} events (goal >= 50000)`,
+  );
+
+  const mongoEvents = 20_000;
+  events = await seededLog(mongoEvents);
+  const engine = await mongoEngine();
+  const reads = await new MongoReadStore({ url: engine.url, database: uniqueName('bench') }).connect();
+  t = performance.now();
+  await new Projector(events, reads, [streamStatsProjection]).rebuild();
+  const mongoRate = perSecond(mongoEvents, performance.now() - t);
+  await reads.close();
+  await events.close();
+  await engine.stop();
+  console.log(
+    `Projection rebuild into MongoDB wire (${engine.description}): ${mongoRate} events/s over ${mongoEvents} events (goal >= 10000)`,
+  );
+  results.projection_rebuild = {
+    memory: { events: memoryEvents, events_per_s: memoryRate, goal: 50_000 },
+    mongodb: { server: engine.description, events: mongoEvents, events_per_s: mongoRate, goal: 10_000 },
+  };
+}
+
+async function writeToVisibleRead(): Promise<void> {
+  const config = loadConfig({ DES_DATA_DIR: tmp(), LOG_LEVEL: 'silent' });
+  const app = await createHttpApp({ config, role: 'all', features: [FixtureFeatureModule] });
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const call = (method: string, path: string, body?: string) =>
+    new Promise<{ status: number; body: string }>((resolvePromise, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method,
+          path,
+          agent,
+          headers: body
+            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+            : {},
+        },
+        (res) => {
+          let data = '';
+          res.on('data', (d) => (data += d));
+          res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: data }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const samples: number[] = [];
+  const iterations = 2000;
+  for (let i = 0; i < iterations + 100; i++) {
+    const t = performance.now();
+    const put = await call('PUT', '/api/v2/fixture-notes/acme/bench', JSON.stringify({ text: `v${i}` }));
+    const get = await call('GET', '/api/v2/fixture-notes/acme/bench');
+    const elapsed = performance.now() - t;
+    if (put.status !== 201 || JSON.parse(get.body).events !== i + 1)
+      throw new Error(`write not visible: ${put.status} ${get.body}`);
+    if (i >= 100) samples.push(elapsed);
+  }
+  agent.destroy();
+  await app.close();
+  samples.sort((a, b) => a - b);
+  const p50 = +pct(samples, 50).toFixed(2);
+  const p99 = +pct(samples, 99).toFixed(2);
+  results.write_to_visible_read_embedded = {
+    iterations,
+    p50_ms: p50,
+    p99_ms: p99,
+    goal_p99_ms: 50,
+    rss_mb: mb(),
+  };
+  console.log(
+    `Write -> visible read (embedded, PUT then GET over HTTP): p50 ${p50} ms, p99 ${p99} ms over ${iterations} (goal p99 <= 50 ms)`,
+  );
+}
+
+async function main(): Promise<void> {
+  await appendVsRaw();
+  await rebuilds();
+  await writeToVisibleRead();
+  const dir = resolve(__dirname, '../../bench/results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'foundation.json');
+  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), ...results }, null, 2));
+  console.log(`figures written to ${file}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

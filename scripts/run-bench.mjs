@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// `npm run bench`: compiles, then runs every bench/*.bench.ts in turn. Each
+// prints its figures and writes them to bench/results/<name>.json.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const tsc = spawnSync(
+  process.execPath,
+  [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+  { cwd: root, stdio: 'inherit' },
+);
+if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+const only = process.argv.slice(2);
+const benches = readdirSync(join(root, 'dist-test/bench'))
+  .filter((f) => f.endsWith('.bench.js'))
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
+let failed = 0;
+for (const bench of benches) {
+  console.log(`\n== ${bench.replace('.bench.js', '')}`);
+  const run = spawnSync(process.execPath, ['--expose-gc', join(root, 'dist-test/bench', bench)], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+  });
+  if (run.status !== 0) failed++;
+}
+process.exit(failed ? 1 : 0);
