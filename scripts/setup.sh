@@ -22,7 +22,10 @@ else
   # The registry here serves no macOS/Windows builds of msgpackr-extract, so
   # no lockfile can list them and npm ci's sync check refuses; npm install
   # still installs exactly the locked versions and leaves the lock unchanged.
-  npm ci --no-fund --no-audit || { say "npm ci refused the lock; npm install from it"; npm install --no-fund --no-audit; }
+  if ! npm ci --no-fund --no-audit 2>"$TOOLS/npm-ci.log"; then
+    say "npm ci refused: $(grep -m1 -E 'Missing|ERR|error' "$TOOLS/npm-ci.log" | sed 's/^npm error //'); npm install from the lock"
+    npm install --no-fund --no-audit
+  fi
 fi
 
 apt_missing=()

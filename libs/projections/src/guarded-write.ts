@@ -42,8 +42,10 @@ export async function applyOnce(store: ReadStore, write: DocWrite, position: num
 
 /**
  * The same guarantee for a run of writes to one collection, in order, in as
- * few round trips as the store allows: a refused write that was applied
- * before is skipped and the rest resubmitted.
+ * few round trips as the store allows. When the store reports a refusal, the
+ * write it names was applied already (or the refusal is real and thrown), and
+ * the rest is resubmitted: every write is position-guarded, so resubmitting
+ * one that did land is a no-op.
  */
 export async function applyAllOnce(
   store: ReadStore,

@@ -164,5 +164,25 @@ export function readStoreContract(name: string, open: () => Promise<ReadStore>):
       assert.deepEqual(outcome, {});
       assert.equal(await store.collection('plain').count({}), 2);
     });
+
+    it('applies long bulks in order and reports where a unique index refused one', async () => {
+      await store.ensureIndexes('long', [{ name: 'code', keys: { code: 1 }, unique: true }]);
+      // Op 117 inserts a new document whose code another already has.
+      const ops = Array.from({ length: 130 }, (_, i) => ({
+        filter: { _id: i === 117 ? 'intruder' : `d${i % 40}` },
+        update: { $inc: { n: 1 }, $set: { code: i === 117 ? 'c0' : `c${i % 40}` } },
+        upsert: true,
+      }));
+      const outcome = await store.collection('long').bulkUpdate(ops);
+      assert.ok(outcome.failedAt !== undefined && outcome.failedAt <= 117, `failedAt ${outcome.failedAt}`);
+      assert.ok(outcome.error instanceof DuplicateKeyError);
+      const docs = await store.collection('long').find({}, { sort: { n: -1, _id: 1 } });
+      assert.equal(docs.length, 40);
+      assert.equal(
+        docs.reduce((sum, d) => sum + (d.n as number), 0),
+        117,
+        'every op before the refused one applied, none after',
+      );
+    });
   });
 }

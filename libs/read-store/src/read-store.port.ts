@@ -52,7 +52,12 @@ export interface BulkUpdate {
   upsert?: boolean;
 }
 
-/** `failedAt` is the index of the op a unique index refused (all before it applied); absent when all applied. */
+/**
+ * Absent `failedAt`: every op applied. Otherwise a unique index refused an op
+ * at or after `failedAt`: every op before `failedAt` applied, none after the
+ * refused one did, and those between may have (FerretDB v1 reports index 0 of
+ * the failing command), so only idempotent ops may be resubmitted from there.
+ */
 export interface BulkOutcome {
   failedAt?: number;
   error?: DuplicateKeyError;
