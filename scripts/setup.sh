@@ -23,7 +23,7 @@ else
   # no lockfile can list them and npm ci's sync check refuses; npm install
   # still installs exactly the locked versions and leaves the lock unchanged.
   if ! npm ci --no-fund --no-audit 2>"$TOOLS/npm-ci.log"; then
-    say "npm ci refused: $(grep -m1 -E 'Missing|ERR|error' "$TOOLS/npm-ci.log" | sed 's/^npm error //'); npm install from the lock"
+    say "npm ci refused: $( (grep -m1 'Missing' "$TOOLS/npm-ci.log" || grep -m1 'error' "$TOOLS/npm-ci.log") | sed 's/^npm error //'); npm install from the lock"
     npm install --no-fund --no-audit
   fi
 fi

@@ -1,5 +1,6 @@
 import { Query } from 'mingo';
 import { update as applyOperator } from 'mingo/updater';
+import { compileSimpleFilter } from './simple-filter';
 import {
   BulkOutcome,
   BulkUpdate,
@@ -83,11 +84,11 @@ class MemoryCollection implements ReadCollection<Doc> {
   }
 
   async count(filter: Filter): Promise<number> {
-    return new Query(filter).find(this.candidates(filter)).count();
+    return this.select(filter).length;
   }
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
-    const [current] = this.matching(filter, 1);
+    const [current] = this.select(filter, 1);
     if (current) return this.replaceWith(current, update, false);
     if (!options.upsert) return { matched: 0, modified: 0, upserted: false };
     const seed = equalityFields(filter);
@@ -98,7 +99,7 @@ class MemoryCollection implements ReadCollection<Doc> {
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     let modified = 0;
-    const matches = this.matching(filter);
+    const matches = this.select(filter);
     for (const doc of matches) modified += (await this.replaceWith(doc, update, false)).modified;
     return { matched: matches.length, modified, upserted: false };
   }
@@ -116,7 +117,7 @@ class MemoryCollection implements ReadCollection<Doc> {
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const matches = this.matching(filter);
+    const matches = this.select(filter);
     for (const doc of matches) this.docs.delete(doc._id);
     return matches.length;
   }
@@ -131,18 +132,30 @@ class MemoryCollection implements ReadCollection<Doc> {
     return [...this.docs.values()];
   }
 
+  /** Live documents (not copies) matching a filter: the fast path where it can judge, mingo otherwise. */
+  private select(filter: Filter, limit?: number): Doc[] {
+    const candidates = this.candidates(filter);
+    const simple = compileSimpleFilter(filter);
+    let query: Query | undefined;
+    const out: Doc[] = [];
+    for (const doc of candidates) {
+      const verdict = simple?.(doc);
+      if (verdict === false) continue;
+      if (verdict === undefined && !(query ??= new Query(filter)).test(doc)) continue;
+      out.push(doc);
+      if (limit !== undefined && out.length === limit) break;
+    }
+    return out;
+  }
+
   private query(filter: Filter, options: FindOptions): Doc[] {
-    let cursor = new Query(filter).find(this.candidates(filter), options.projection);
+    const unordered = !options.sort && !options.skip && !options.projection;
+    if (unordered) return this.select(filter, options.limit || undefined).map((d) => structuredClone(d));
+    let cursor = new Query({}).find(this.select(filter), options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
     return (cursor.all() as Doc[]).map((d) => structuredClone(d));
-  }
-
-  /** Live documents (not copies) matching the filter. */
-  private matching(filter: Filter, limit?: number): Doc[] {
-    const cursor = new Query(filter).find(this.candidates(filter));
-    return (limit ? cursor.limit(limit) : cursor).all() as Doc[];
   }
 
   /** Applies the update to a copy, checks unique indexes, then swaps it in: all or nothing. */
