@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import request from 'supertest';
 import { EVENT_STORE } from '../libs/platform/src';
 import type { EventStore } from '../libs/event-store/src';
 import { Mode, startApp, TestApp } from './support/app';
@@ -22,24 +21,20 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
 
     it('answers a write only once the read models reflect it (read-your-writes)', async () => {
       for (let i = 1; i <= 15; i++) {
-        const put = await request(t.server)
-          .put('/api/v2/fixture-notes/acme/n1')
-          .send({ text: `v${i}` });
+        const put = await t.http.put('/api/v2/fixture-notes/acme/n1').send({ text: `v${i}` });
         assert.equal(put.status, 201);
-        const get = await request(t.server).get('/api/v2/fixture-notes/acme/n1');
+        const get = await t.http.get('/api/v2/fixture-notes/acme/n1');
         assert.equal(get.status, 200);
         assert.deepEqual(get.body, { events: i, last_type: 'note_written', revision: i - 1 });
       }
-      const unchanged = await request(t.server).put('/api/v2/fixture-notes/acme/n1').send({ text: 'v15' });
+      const unchanged = await t.http.put('/api/v2/fixture-notes/acme/n1').send({ text: 'v15' });
       assert.equal(unchanged.status, 200, 'a command that changes nothing appends nothing');
     });
 
     it('retries concurrent writes to one stream on conflicts and loses none', async () => {
       const puts = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
-          request(t.server)
-            .put('/api/v2/fixture-notes/acme/busy')
-            .send({ text: `writer-${i}` }),
+          t.http.put('/api/v2/fixture-notes/acme/busy').send({ text: `writer-${i}` }),
         ),
       );
       assert.deepEqual(
@@ -53,13 +48,11 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         stream.map((e) => e.revision),
         [0, 1, 2, 3, 4, 5, 6, 7],
       );
-      assert.equal((await request(t.server).get('/api/v2/fixture-notes/acme/busy')).body.events, 8);
+      assert.equal((await t.http.get('/api/v2/fixture-notes/acme/busy')).body.events, 8);
     });
 
     it('answers validation failures with the spec body, naming each field', async () => {
-      const res = await request(t.server)
-        .put('/api/v2/fixture-notes/acme/n2')
-        .send({ text: 7, colour: 'red' });
+      const res = await t.http.put('/api/v2/fixture-notes/acme/n2').send({ text: 7, colour: 'red' });
       assert.equal(res.status, 400);
       assert.equal(res.body.message, 'Input payload validation failed');
       assert.deepEqual(Object.keys(res.body.errors).sort(), ['colour', 'text']);
@@ -68,7 +61,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     });
 
     it('answers malformed JSON with 400 and the spec body', async () => {
-      const res = await request(t.server)
+      const res = await t.http
         .put('/api/v2/fixture-notes/acme/n3')
         .set('Content-Type', 'application/json')
         .send('{"text": ');
@@ -80,7 +73,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     });
 
     it('refuses a body over the limit with 413', async () => {
-      const res = await request(t.server)
+      const res = await t.http
         .put('/api/v2/fixture-notes/acme/n4')
         .set('Content-Type', 'application/json')
         .send(JSON.stringify({ text: 'x'.repeat(11 * 1024 * 1024) }));
@@ -89,23 +82,23 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     });
 
     it('answers unknown routes 404 `Not found` with a request id', async () => {
-      const res = await request(t.server).get('/api/v2/no/such/route');
+      const res = await t.http.get('/api/v2/no/such/route');
       assert.equal(res.status, 404);
       assert.deepEqual(res.body, { message: 'Not found', errors: null });
       assert.match(res.headers['x-request-id'], /^[0-9a-f-]{36}$/);
-      const outside = await request(t.server).post('/elsewhere');
+      const outside = await t.http.post('/elsewhere');
       assert.deepEqual([outside.status, outside.body.message], [404, 'Not found']);
     });
 
     it('echoes a sane caller request id and replaces an unsafe one', async () => {
-      const ok = await request(t.server).get('/health/live').set('X-Request-Id', 'ci-run-42.step:7');
+      const ok = await t.http.get('/health/live').set('X-Request-Id', 'ci-run-42.step:7');
       assert.equal(ok.headers['x-request-id'], 'ci-run-42.step:7');
-      const bad = await request(t.server).get('/health/live').set('X-Request-Id', 'a b<script>');
+      const bad = await t.http.get('/health/live').set('X-Request-Id', 'a b<script>');
       assert.notEqual(bad.headers['x-request-id'], 'a b<script>');
     });
 
     it('never leaks internals in a 500', async () => {
-      const res = await request(t.server).get('/api/v2/fixture-notes/boom/s3cr3t/now');
+      const res = await t.http.get('/api/v2/fixture-notes/boom/s3cr3t/now');
       assert.equal(res.status, 500);
       assert.deepEqual(res.body, { message: 'Internal server error', errors: null });
       assert.ok(!JSON.stringify(res.body).includes('s3cr3t'));
@@ -114,15 +107,15 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
 
     it('serves liveness, readiness (each engine) and metrics, at the root and under /api/v2', async () => {
       for (const base of ['', '/api/v2']) {
-        assert.deepEqual((await request(t.server).get(`${base}/health/live`)).body, { status: 'ok' });
-        const ready = await request(t.server).get(`${base}/health/ready`);
+        assert.deepEqual((await t.http.get(`${base}/health/live`)).body, { status: 'ok' });
+        const ready = await t.http.get(`${base}/health/ready`);
         assert.equal(ready.status, 200);
         assert.deepEqual(Object.keys(ready.body.details).sort(), [
           `event_store (sqlite)`,
           `jobs (${mode === 'server' ? 'bullmq' : 'in-process'})`,
           `read_store (${mode === 'server' ? 'mongodb' : 'memory'})`,
         ]);
-        const metrics = await request(t.server).get(`${base}/metrics`);
+        const metrics = await t.http.get(`${base}/metrics`);
         assert.equal(metrics.status, 200);
         assert.match(metrics.text, /des_events_appended_total\{type="note_written"\} \d+/);
         assert.match(metrics.text, /des_http_request_duration_seconds_bucket/);
@@ -130,7 +123,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     });
 
     it('serves its OpenAPI 3.1 document generated from the DTOs', async () => {
-      const res = await request(t.server).get('/api/v2/openapi.json');
+      const res = await t.http.get('/api/v2/openapi.json');
       assert.equal(res.status, 200);
       assert.equal(res.body.openapi, '3.1.0');
       assert.ok(res.body.paths['/api/v2/fixture-notes/{org}/{id}'].put);

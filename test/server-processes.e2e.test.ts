@@ -26,11 +26,9 @@ describe('server mode: API, projector and worker as separate processes', () => {
 
   it('answers writes once the separate projector has applied them', async () => {
     for (let i = 1; i <= 5; i++) {
-      const put = await request(api.server)
-        .put('/api/v2/fixture-notes/acme/remote')
-        .send({ text: `r${i}` });
+      const put = await api.http.put('/api/v2/fixture-notes/acme/remote').send({ text: `r${i}` });
       assert.equal(put.status, 201, projector.output());
-      const get = await request(api.server).get('/api/v2/fixture-notes/acme/remote');
+      const get = await api.http.get('/api/v2/fixture-notes/acme/remote');
       assert.deepEqual(get.body, { events: i, last_type: 'note_written', revision: i - 1 });
     }
   });
@@ -46,11 +44,9 @@ describe('server mode: API, projector and worker as separate processes', () => {
         (o) => /caught up/.test(o),
         15_000,
       );
-      const put = await request(api.server)
-        .put('/api/v2/fixture-notes/acme/remote')
-        .send({ text: 'after-handover' });
+      const put = await api.http.put('/api/v2/fixture-notes/acme/remote').send({ text: 'after-handover' });
       assert.equal(put.status, 201);
-      const get = await request(api.server).get('/api/v2/fixture-notes/acme/remote');
+      const get = await api.http.get('/api/v2/fixture-notes/acme/remote');
       assert.equal(get.body.events, 6);
     } finally {
       await second.stop();
@@ -74,9 +70,17 @@ describe('server mode: unreachable engines answer 503 and fail readiness', () =>
       MONGODB_URL: `mongodb://127.0.0.1:${deadPort}/`,
       DES_CONNECT_TIMEOUT_MS: '300',
     });
-    const t = await startApp({ mode: 'server', role: 'api', env, features: [FixtureFeatureModule] });
+    const t = await startApp({
+      mode: 'server',
+      role: 'api',
+      env,
+      features: [FixtureFeatureModule],
+      bootstrap: false,
+    });
     try {
-      const get = await request(t.server).get('/api/v2/fixture-notes/acme/any');
+      const get = await request(t.server)
+        .get('/api/v2/fixture-notes/acme/any')
+        .set('Authorization', 'Bearer des_whatever');
       assert.equal(get.status, 503);
       assert.deepEqual(get.body, {
         message: 'Database temporarily unavailable; retry the request.',
@@ -94,11 +98,27 @@ describe('server mode: unreachable engines answer 503 and fail readiness', () =>
   });
 
   it('event store down (KurrentDB unreachable): writes answer 503 and record nothing', async () => {
+    // A key that the read models know, then an API whose event store is unreachable.
+    const healthy = await modeEnv('server');
+    const seeded = await startApp({ mode: 'server', env: healthy });
+    await seeded.close();
     const deadPort = await freePort();
-    const env = await modeEnv('server', { KURRENTDB_URL: `kurrentdb://127.0.0.1:${deadPort}?tls=false` });
-    const t = await startApp({ mode: 'server', role: 'api', env, features: [FixtureFeatureModule] });
+    const env: NodeJS.ProcessEnv = {
+      ...healthy,
+      KURRENTDB_URL: `kurrentdb://127.0.0.1:${deadPort}?tls=false`,
+    };
+    const t = await startApp({
+      mode: 'server',
+      role: 'api',
+      env,
+      features: [FixtureFeatureModule],
+      bootstrap: false,
+    });
     try {
-      const put = await request(t.server).put('/api/v2/fixture-notes/acme/k').send({ text: 'x' });
+      const put = await request(t.server)
+        .put('/api/v2/fixture-notes/acme/k')
+        .set(seeded.auth)
+        .send({ text: 'x' });
       assert.equal(put.status, 503);
       assert.equal(put.body.message, 'Database temporarily unavailable; retry the request.');
       assert.equal(put.headers['retry-after'], '5');
@@ -109,7 +129,11 @@ describe('server mode: unreachable engines answer 503 and fail readiness', () =>
         url: env.MONGODB_URL!,
         database: env.MONGODB_DATABASE,
       }).connect();
-      assert.equal(await reads.collection('stream_stats').count({}), 0, 'nothing was projected');
+      assert.equal(
+        await reads.collection('stream_stats').count({ _id: /^note-/ }),
+        0,
+        'nothing was recorded',
+      );
       await reads.close();
     } finally {
       await t.close();
@@ -119,7 +143,7 @@ describe('server mode: unreachable engines answer 503 and fail readiness', () =>
   it('Redis down: readiness names the job queue', async () => {
     const deadPort = await freePort();
     const env = await modeEnv('server', { REDIS_URL: `redis://127.0.0.1:${deadPort}` });
-    const t = await startApp({ mode: 'server', role: 'api', env });
+    const t = await startApp({ mode: 'server', role: 'api', env, bootstrap: false });
     try {
       const ready = await request(t.server).get('/health/ready');
       assert.equal(ready.status, 503);

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import type { Type } from '@nestjs/common';
 import { createHttpApp } from '../../apps/api/src/http-app';
 import { Config, loadConfig, Role } from '../../libs/platform/src';
+import request from 'supertest';
 import { mongoEngine, redisEngine, uniqueName } from './engines';
+import { FEATURES, Feature } from '../../apps/api/src/accounts/organization.decider';
+import { OrganizationBootstrap } from '../../apps/api/src/accounts/organization-bootstrap';
 
 export type Mode = 'embedded' | 'server';
 
@@ -13,8 +16,17 @@ export interface TestApp {
   app: NestExpressApplication;
   server: ReturnType<NestExpressApplication['getHttpServer']>;
   config: Config;
+  /** The organization bootstrapped for the test (absent with `bootstrap: false`). */
+  org: string;
+  /** Its admin key, and the header that presents it. */
+  key: string;
+  auth: { Authorization: string };
+  /** supertest with the admin key preset. */
+  http: TestAgent;
   close(): Promise<void>;
 }
+
+type TestAgent = ReturnType<typeof request.agent>;
 
 /**
  * Environment for a mode: embedded = SQLite file + memory + in-process jobs;
@@ -38,14 +50,33 @@ export async function startApp(options: {
   role?: Role;
   features?: Type[];
   env?: NodeJS.ProcessEnv;
+  /** Create organization `org` (default `acme`, every feature) and its admin key; default true. */
+  bootstrap?: boolean;
+  org?: string;
+  features_enabled?: Feature[];
+  maxUsers?: number;
 }): Promise<TestApp> {
   const config = loadConfig(options.env ?? (await modeEnv(options.mode)));
   const app = await createHttpApp({ config, role: options.role ?? 'all', features: options.features });
   await app.init();
+  const org = options.org ?? 'acme';
+  let key = '';
+  if (options.bootstrap ?? true) {
+    const created = await app
+      .get(OrganizationBootstrap)
+      .createOrganization(org, options.features_enabled ?? [...FEATURES], options.maxUsers ?? 20);
+    key = created.key;
+  }
+  const auth = { Authorization: `Bearer ${key}` };
+  const server = app.getHttpServer();
   return {
     app,
-    server: app.getHttpServer(),
+    server,
     config,
+    org,
+    key,
+    auth,
+    http: request.agent(server).set(auth),
     close: () => app.close(),
   };
 }

@@ -2,7 +2,14 @@ import { Body, Controller, Get, HttpCode, Module, Param, Put, Res, Inject } from
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import type { Response } from 'express';
-import { ApiError, CommandExecutor, Decider, DomainEvent, READ_STORE } from '../../libs/platform/src';
+import {
+  ApiError,
+  CommandExecutor,
+  Decider,
+  DomainEvent,
+  READ_STORE,
+  Requires,
+} from '../../libs/platform/src';
 import type { ReadStore } from '../../libs/read-store/src';
 
 /**
@@ -40,21 +47,28 @@ class NotesController {
   ) {}
 
   @Put(':org/:id')
+  @Requires('member')
   async write(
     @Param('org') org: string,
     @Param('id') id: string,
     @Body() body: NoteDto,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const done = await this.executor.execute(`note-${org}/${id}`, noteDecider, body, {
-      org,
-      actor: { kind: 'user', name: 'tester' },
-    });
+    const done = await this.executor.execute(
+      `note-${org}/${id}`,
+      noteDecider,
+      { text: body.text },
+      {
+        org,
+        actor: { kind: 'user', name: 'tester' },
+      },
+    );
     res.status(done.position === null ? 200 : 201);
     return { text: done.state.text, position: done.position };
   }
 
   @Get(':org/:id')
+  @Requires('reader')
   async read(@Param('org') org: string, @Param('id') id: string) {
     const stats = await this.reads.collection('stream_stats').findOne({ _id: `note-${org}/${id}` });
     if (!stats) throw new ApiError(404, 'Note not found');
@@ -62,6 +76,7 @@ class NotesController {
   }
 
   @Get('boom/:secret/now')
+  @Requires('reader')
   @HttpCode(200)
   boom(@Param('secret') secret: string) {
     throw new Error(`internal detail ${secret} at /srv/des/secret.ts:42`);

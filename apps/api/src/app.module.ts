@@ -7,11 +7,15 @@ import type { Projection } from '../../../libs/projections/src';
 import { Config, PlatformModule, Role, runs } from '../../../libs/platform/src';
 import { WorkerModule } from '../../worker/src/worker.module';
 import { allProjections } from './projections';
+import { AccountsModule } from './accounts/accounts.module';
+
+/** The product's feature modules. */
+const productFeatures: Type[] = [AccountsModule];
 
 export interface AppOptions {
   config: Config;
   role: Role;
-  /** Feature modules (controllers, handlers). */
+  /** Feature modules besides the service's own (tests add fixtures here). */
   features?: Type[];
   /** Read models; defaults to every projection of the service. */
   projections?: Projection[];
@@ -50,6 +54,7 @@ export class AppModule {
           http: true,
         }),
         ...(runs(options.role, 'worker') ? [WorkerModule.register()] : []),
+        ...productFeatures,
         ...(options.features ?? []),
       ],
     };

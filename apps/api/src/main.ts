@@ -1,5 +1,10 @@
-import { loadConfig, Role } from '../../../libs/platform/src';
+import { EVENT_STORE, loadConfig, Role } from '../../../libs/platform/src';
+import type { EventStore } from '../../../libs/event-store/src';
+import { FEATURES } from './accounts/organization.decider';
+import { OrganizationBootstrap } from './accounts/organization-bootstrap';
 import { createHttpApp } from './http-app';
+
+const DEFAULT_MAX_USERS = 100;
 
 /** `npm start`: embedded, API + projector + workers in one process. `--role=api`: the API alone. */
 async function main(): Promise<void> {
@@ -8,6 +13,21 @@ async function main(): Promise<void> {
     throw new Error(`apps/api runs --role=all or --role=api, not ${role}`);
   const config = loadConfig();
   const app = await createHttpApp({ config, role });
+  await app.init();
+
+  // First start on an empty store: create the default organization and show its admin key, once.
+  if ((await app.get<EventStore>(EVENT_STORE).head()).position === 0) {
+    const org = process.env.DES_ORG ?? 'demo';
+    const created = await app
+      .get(OrganizationBootstrap)
+      .createOrganization(org, [...FEATURES], DEFAULT_MAX_USERS);
+    console.log(
+      `\nCreated organization '${org}' (features: ${FEATURES.join(', ')}) with service account 'admin'.\n` +
+        `Its API key, shown this once (keep it; \`npm run cli -- key create ${org} admin\` mints another):\n\n` +
+        `    ${created.key}\n`,
+    );
+  }
+
   await app.listen(config.port, config.host);
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
   console.log(

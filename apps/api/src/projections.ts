@@ -1,4 +1,5 @@
 import { Projection, streamStatsProjection } from '../../../libs/projections/src';
+import { accountsProjection } from './accounts/accounts.projection';
 
 /** Every read model of the service; the projector runs them, the CLI rebuilds them. */
-export const allProjections: Projection[] = [streamStatsProjection];
+export const allProjections: Projection[] = [streamStatsProjection, accountsProjection];

@@ -1,33 +1,59 @@
+import { parseArgs } from 'node:util';
 import { loadConfig } from '../../../libs/platform/src';
+import { createKey, createOrganization, parseFeatures } from './accounts';
 import { rebuild } from './rebuild';
 
 const USAGE = `usage: npm run cli -- <command>
 
 commands:
+  org create <org> [--features evaluations,controls] [--max-users N]
+             create an organization with an 'admin' service account; prints its API key once
+  key create <org> <account> [--description TEXT]
+             mint a new API key for an existing service account; prints it once
   rebuild    drop every read model and replay the event log into it (progress bar)
 `;
 
 async function main(argv: string[]): Promise<number> {
-  const [command] = argv;
-  switch (command) {
-    case 'rebuild':
-      await rebuild(loadConfig());
-      return 0;
-    case undefined:
-    case 'help':
-    case '--help':
-      console.log(USAGE);
-      return 0;
-    default:
-      console.error(`unknown command '${command}'\n\n${USAGE}`);
-      return 2;
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      features: { type: 'string' },
+      'max-users': { type: 'string', default: '100' },
+      description: { type: 'string', default: 'Created with the CLI' },
+      help: { type: 'boolean' },
+    },
+  });
+  const [command, sub, ...rest] = positionals;
+  if (values.help || command === undefined || command === 'help') {
+    console.log(USAGE);
+    return 0;
   }
+  if (command === 'rebuild') {
+    await rebuild(loadConfig());
+    return 0;
+  }
+  if (command === 'org' && sub === 'create' && rest.length === 1) {
+    await createOrganization(
+      loadConfig(),
+      rest[0],
+      parseFeatures(values.features),
+      Number(values['max-users']),
+    );
+    return 0;
+  }
+  if (command === 'key' && sub === 'create' && rest.length === 2) {
+    await createKey(loadConfig(), rest[0], rest[1], values.description!);
+    return 0;
+  }
+  console.error(`unknown command '${positionals.join(' ')}'\n\n${USAGE}`);
+  return 2;
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
-    console.error(error instanceof Error ? error.message : error);
+    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   },
 );

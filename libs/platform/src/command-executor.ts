@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EventMetadata, EventStore, WrongExpectedRevisionError, nowMicros } from '../../event-store/src';
 import type { ProjectionProgress } from '../../projections/src/progress';
-import { ApiError } from './api-error';
+import { DomainError } from './domain-error';
 import type { Config } from './config';
 import { Decider, DomainEvent } from './decider';
 import { Metrics } from './metrics';
@@ -74,7 +74,7 @@ export class CommandExecutor {
         await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
       }
     }
-    throw new ApiError(409, 'The resource was changed concurrently; retry the request.');
+    throw new DomainError(409, 'The resource was changed concurrently; retry the request.');
   }
 
   /**

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 
-export type Role = 'all' | 'api' | 'worker' | 'projector';
+/** `cli`: one-off commands; it neither projects nor waits for the read models. */
+export type Role = 'all' | 'api' | 'worker' | 'projector' | 'cli';
 
 export type EventStoreConfig = { kind: 'sqlite'; path: string } | { kind: 'kurrentdb'; url: string };
 export type ReadStoreConfig = { kind: 'memory' } | { kind: 'mongodb'; url: string; database?: string };
@@ -67,6 +68,6 @@ function eventStoreFrom(env: NodeJS.ProcessEnv, dataDir: string): EventStoreConf
 }
 
 /** Which roles a process plays: embedded `all` runs API, projector and workers together. */
-export function runs(role: Role, part: Exclude<Role, 'all'>): boolean {
+export function runs(role: Role, part: Exclude<Role, 'all' | 'cli'>): boolean {
   return role === 'all' || role === part;
 }

@@ -9,6 +9,7 @@ import {
 import type { Request, Response } from 'express';
 import { StoreUnavailableError } from '../../event-store/src/event-store.port';
 import { ApiError, DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error';
+import { DomainError } from './domain-error';
 
 interface Answer {
   status: number;
@@ -44,6 +45,9 @@ export class ErrorBodyFilter implements ExceptionFilter {
         errors: exception.errors,
         headers: exception.headers,
       };
+    }
+    if (exception instanceof DomainError) {
+      return { status: exception.status, message: exception.message, errors: exception.errors };
     }
     const storeDown = exception instanceof StoreUnavailableError ? exception : findCause(exception);
     if (storeDown) {

@@ -7,6 +7,7 @@ import type { EventStore } from '../../event-store/src';
 import type { Jobs } from '../../jobs/src';
 import type { ReadStore } from '../../read-store/src';
 import { ApiError } from './api-error';
+import { Public } from './privileges';
 import { Metrics } from './metrics';
 import { PlatformRuntime } from './platform-runtime';
 import { EVENT_STORE, JOBS, READ_STORE } from './tokens';
@@ -15,6 +16,7 @@ const CHECK_TIMEOUT_MS = 2000;
 
 /** Probes and metrics: no authentication, served at the root and under /api/v2. */
 @ApiExcludeController()
+@Public()
 @Controller()
 export class HealthController {
   constructor(

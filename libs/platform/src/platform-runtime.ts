@@ -41,6 +41,9 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
         afterWrite: crashAfterWrites(process.env.DES_FAULT_KILL_AFTER_WRITES),
       });
       this.progress = this.projector;
+    } else if (role === 'cli') {
+      // One-off commands read nothing back; the running service's projector picks their events up.
+      this.progress = { waitFor: async () => true };
     } else {
       this.progress = new CheckpointPoller(
         reads,
@@ -66,8 +69,13 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async startProjecting(): Promise<void> {
+    try {
+      await this.projector!.start();
+    } catch (error) {
+      await this.projector!.stop();
+      throw error;
+    }
     this.projecting = true;
-    await this.projector!.start();
     await this.projector!.catchUp();
     this.metrics.projectorPosition.set(this.projector!.position);
     this.logger.log(`read models caught up to log position ${this.projector!.position}`);

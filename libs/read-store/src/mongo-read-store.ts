@@ -15,6 +15,7 @@ import {
 } from './read-store.port';
 
 const DUPLICATE_KEY = 11000;
+const NAMESPACE_NOT_FOUND = 26;
 /**
  * Ops per bulkWrite command. FerretDB v1 (the test server here) stalls on an
  * ordered bulk of 100 or more updates although it advertises 100,000; 50 is
@@ -52,13 +53,31 @@ export class MongoReadStore implements ReadStore {
     return new MongoCollection(this.db, name) as unknown as ReadCollection<T>;
   }
 
+  /**
+   * Creates the indexes not there yet. (FerretDB v1 panics when asked to
+   * create an index that exists, so existing ones are never re-sent.)
+   */
   async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
     if (indexes.length === 0) return;
+    const existing = new Set((await this.existingIndexes(collection)).map((i) => i.name));
+    const missing = indexes.filter((i) => !existing.has(i.name));
+    if (missing.length === 0) return;
     await guard(() =>
       this.db
         .collection(collection)
-        .createIndexes(indexes.map((i) => ({ key: i.keys, name: i.name, unique: i.unique ?? false }))),
+        .createIndexes(
+          missing.map((i) => ({ key: i.keys, name: i.name, ...(i.unique ? { unique: true } : {}) })),
+        ),
     );
+  }
+
+  private async existingIndexes(collection: string): Promise<{ name: string }[]> {
+    try {
+      return (await this.db.collection(collection).indexes()) as { name: string }[];
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return [];
+      throw translate(error);
+    }
   }
 
   async dropCollection(name: string): Promise<void> {

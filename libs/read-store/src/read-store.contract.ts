@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { applyAllOnce, applyOnce } from '../../projections/src/guarded-write';
-import { DuplicateKeyError, ReadStore } from './read-store.port';
+import { DuplicateKeyError, IndexSpec, ReadStore } from './read-store.port';
 
 /** The one contract every read store adapter passes. */
 export function readStoreContract(name: string, open: () => Promise<ReadStore>): void {
@@ -87,9 +87,14 @@ export function readStoreContract(name: string, open: () => Promise<ReadStore>):
     });
 
     it('enforces unique indexes declared once (declaring again is harmless)', async () => {
-      const spec = [{ name: 'org_name', keys: { org: 1, name: 1 } as const, unique: true }];
+      const spec: IndexSpec[] = [
+        { name: 'org_name', keys: { org: 1, name: 1 }, unique: true },
+        { name: 'by_rank', keys: { rank: -1 } },
+      ];
       await store.ensureIndexes('named', spec);
       await store.ensureIndexes('named', spec);
+      await store.ensureIndexes('named', [...spec, { name: 'by_tag', keys: { tag: 1 } }]);
+      await store.ping();
       const c = store.collection('named');
       await c.updateOne({ _id: '1' }, { $set: { org: 'a', name: 'n' } }, { upsert: true });
       await assert.rejects(

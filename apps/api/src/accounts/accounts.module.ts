@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { accountCommandHandlers } from './accounts.commands';
+import { AuthGuard } from './auth.guard';
+import { KeyUsageRecorder } from './key-usage';
+import { OrganizationBootstrap } from './organization-bootstrap';
+import { ServiceAccountsController } from './service-accounts.controller';
+
+/** Organizations, authentication and authorization of every route, service accounts and API keys. */
+@Module({
+  controllers: [ServiceAccountsController],
+  providers: [
+    ...accountCommandHandlers,
+    KeyUsageRecorder,
+    OrganizationBootstrap,
+    { provide: APP_GUARD, useClass: AuthGuard },
+  ],
+  exports: [OrganizationBootstrap],
+})
+export class AccountsModule {}
+
+/** The same commands without HTTP: for the CLI. */
+@Module({
+  providers: [...accountCommandHandlers, OrganizationBootstrap],
+  exports: [OrganizationBootstrap],
+})
+export class AccountsCommandsModule {}
