@@ -8,7 +8,9 @@ import { describe, it } from 'node:test';
 import { SqliteEventStore } from '../libs/event-store/src';
 import { MongoReadStore } from '../libs/read-store/src';
 import { mongoEngine, uniqueName } from './support/engines';
+import request from 'supertest';
 import { APPS } from './support/processes';
+import { startApp } from './support/app';
 import { allProjections } from '../apps/api/src/projections';
 
 describe('cli', () => {
@@ -52,6 +54,53 @@ describe('cli', () => {
       ],
     );
     await reads.close();
+  });
+
+  it('`org create` prints an admin key once; `key create` mints another; both work against the service', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'des-cli-org-'));
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [join(APPS, 'cli/src/main.js'), ...args], {
+        env: { ...process.env, DES_DATA_DIR: dataDir, MONGODB_URL: '', REDIS_URL: '' },
+        encoding: 'utf8',
+      });
+    const created = cli('org', 'create', 'beta', '--features', 'evaluations', '--max-users', '3');
+    assert.equal(created.status, 0, created.stderr);
+    assert.match(created.stdout, /Created organization 'beta' \(features: evaluations; at most 3 users\)/);
+    const [adminKey] = created.stdout.match(/des_[A-Za-z0-9_-]{32}/) ?? [];
+    assert.ok(adminKey);
+    const again = cli('org', 'create', 'beta');
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /Organization 'beta' already exists/);
+    const badFeature = cli('org', 'create', 'gamma', '--features', 'evaluations,teleport');
+    assert.equal(badFeature.status, 1);
+    assert.match(badFeature.stderr, /unknown feature\(s\) teleport/);
+    const minted = cli('key', 'create', 'beta', 'admin', '--description', 'recovered');
+    assert.equal(minted.status, 0, minted.stderr);
+    const [secondKey] = minted.stdout.match(/des_[A-Za-z0-9_-]{32}/) ?? [];
+    assert.ok(secondKey && secondKey !== adminKey);
+    const unknownAccount = cli('key', 'create', 'beta', 'ghost');
+    assert.equal(unknownAccount.status, 1);
+    assert.match(unknownAccount.stderr, /Service account not found/);
+
+    const t = await startApp({
+      mode: 'embedded',
+      env: { DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+      bootstrap: false,
+    });
+    try {
+      for (const key of [adminKey, secondKey]) {
+        const res = await request(t.server)
+          .get('/api/v2/service-accounts/beta/admin/api-keys')
+          .set('Authorization', `Bearer ${key}`);
+        assert.equal(res.status, 200);
+        assert.deepEqual(res.body.map((k: { description: string }) => k.description).sort(), [
+          'Bootstrap key',
+          'recovered',
+        ]);
+      }
+    } finally {
+      await t.close();
+    }
   });
 
   it('refuses an unknown command with usage and exit code 2', () => {
