@@ -17,6 +17,8 @@ export interface Executed<S, E> {
 }
 
 const MAX_ATTEMPTS = 10;
+/** Folded aggregate states kept per decider (least recently used dropped first). */
+const STATE_CACHE_SIZE = 5000;
 
 /**
  * The thin command path: load the stream, fold it, decide, append with the
@@ -34,16 +36,50 @@ export class CommandExecutor {
     private readonly metrics: Metrics,
   ) {}
 
+  /**
+   * The stream's state and revision. Folded states are cached per decider and
+   * stream; a load reads only the events after the cached revision, so a
+   * long-lived aggregate costs its new events, not its whole history. (Events
+   * are immutable, so a cache filled by this process stays right when others write.)
+   */
   async load<C, S, E extends DomainEvent>(
     stream: string,
     decider: Decider<C, S, E>,
   ): Promise<{ state: S; revision: number }> {
-    const history = await this.events.readStream(stream);
-    const state = history.reduce(
+    const cache = this.cacheOf<S>(decider);
+    const cached = cache.get(stream);
+    const from = cached ? cached.revision + 1 : 0;
+    const newer = await this.events.readStream(stream, { fromRevision: from });
+    const state = newer.reduce(
       (s, e) => decider.evolve(s, { type: e.type, data: e.data } as E, e.recordedAt),
-      decider.initialState,
+      cached?.state ?? decider.initialState,
     );
-    return { state, revision: history.length - 1 };
+    const revision = from + newer.length - 1;
+    this.remember(cache, stream, revision, state);
+    return { state, revision };
+  }
+
+  private readonly states = new WeakMap<object, Map<string, { revision: number; state: unknown }>>();
+
+  private cacheOf<S>(decider: object): Map<string, { revision: number; state: S }> {
+    let cache = this.states.get(decider);
+    if (!cache) {
+      cache = new Map();
+      this.states.set(decider, cache);
+    }
+    return cache as Map<string, { revision: number; state: S }>;
+  }
+
+  private remember<S>(
+    cache: Map<string, { revision: number; state: S }>,
+    stream: string,
+    revision: number,
+    state: S,
+  ): void {
+    if (revision < 0) return;
+    cache.delete(stream);
+    cache.set(stream, { revision, state });
+    if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value!);
   }
 
   async execute<C, S, E extends DomainEvent>(
@@ -66,6 +102,7 @@ export class CommandExecutor {
         for (const e of decided) this.metrics.eventsAppended.inc({ type: e.type });
         await this.awaitReadModels(appended.position);
         const next = decided.reduce((s, e) => decider.evolve(s, e, appended.recordedAt), state);
+        this.remember(this.cacheOf<S>(decider), stream, appended.nextRevision, next);
         return { state: next, events: decided, position: appended.position, recordedAt: appended.recordedAt };
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;

@@ -100,17 +100,15 @@ export class ServiceAccountsController {
   async listKeys(@Param('org') org: string, @Param('name') name: string) {
     await this.account(org, name);
     const now = Date.now() / 1000;
-    const docs = await this.reads
-      .collection(API_KEYS)
-      .find(
-        {
-          org,
-          service_account: name,
-          revoked: false,
-          $or: [{ expires_at: 0 }, { expires_at: { $gt: now } }],
-        },
-        { sort: { created_at: 1 } },
-      );
+    const docs = await this.reads.collection(API_KEYS).find(
+      {
+        org,
+        service_account: name,
+        revoked: false,
+        $or: [{ expires_at: 0 }, { expires_at: { $gt: now } }],
+      },
+      { sort: { created_at: 1 } },
+    );
     return docs.map((d): ApiKeyView => ({
       id: d._id,
       description: d.description as string,
