@@ -8,9 +8,10 @@ import { Config, PlatformModule, Role, runs } from '../../../libs/platform/src';
 import { WorkerModule } from '../../worker/src/worker.module';
 import { allProjections } from './projections';
 import { AccountsModule } from './accounts/accounts.module';
+import { EnvironmentsModule } from './environments/environments.module';
 
 /** The product's feature modules. */
-const productFeatures: Type[] = [AccountsModule];
+const productFeatures: Type[] = [AccountsModule, EnvironmentsModule];
 
 export interface AppOptions {
   config: Config;

@@ -1,5 +1,10 @@
 import { Projection, streamStatsProjection } from '../../../libs/projections/src';
 import { accountsProjection } from './accounts/accounts.projection';
+import { environmentsProjection } from './environments/environments.projection';
 
 /** Every read model of the service; the projector runs them, the CLI rebuilds them. */
-export const allProjections: Projection[] = [streamStatsProjection, accountsProjection];
+export const allProjections: Projection[] = [
+  streamStatsProjection,
+  accountsProjection,
+  environmentsProjection,
+];

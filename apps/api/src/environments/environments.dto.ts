@@ -1,0 +1,139 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { ENVIRONMENT_TYPES, EnvironmentType } from './environment.decider';
+
+const NAME = /^[a-zA-Z0-9][a-zA-Z0-9.\-_~]*$/;
+
+export class PutEnvironmentDto {
+  @ApiProperty({ pattern: NAME.source, maxLength: 128, example: 'production' })
+  @IsString()
+  @MaxLength(128)
+  @Matches(NAME, {
+    message: 'name must start with a letter or digit and contain only letters, digits, ".", "-", "_" and "~"',
+  })
+  name!: string;
+
+  @ApiProperty({ enum: ENVIRONMENT_TYPES })
+  @IsIn(ENVIRONMENT_TYPES, { message: `type must be one of: ${ENVIRONMENT_TYPES.join(', ')}` })
+  type!: EnvironmentType;
+
+  @ApiPropertyOptional({ maxLength: 1000, default: '' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  description?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Members of a logical environment (physical environments)',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  included_environments?: string[];
+}
+
+export class EnvironmentView {
+  @ApiProperty() org!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: ENVIRONMENT_TYPES }) type!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Last change of the environment itself (create, update); UNIX seconds',
+  })
+  last_modified_at!: number | null;
+  @ApiProperty({ description: 'Deprecated: always false' }) include_scaling!: boolean;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) tags!: Record<string, string>;
+  @ApiProperty({ type: Number, nullable: true, description: 'Last report received; UNIX seconds' })
+  last_reported_at!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Last report that changed what runs; UNIX seconds',
+  })
+  last_changed_at!: number | null;
+  @ApiProperty({ type: Boolean, nullable: true, description: 'null while no policy is attached' }) state!:
+    boolean | null;
+  @ApiProperty({ type: [String] }) policies!: string[];
+  @ApiProperty({ type: [String] }) included_environments!: string[];
+}
+
+export class DeploymentsQuery {
+  @ApiPropertyOptional({ description: 'Start of the range, ISO-8601 (default: 30 days ago)' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'from must be an ISO-8601 date-time' })
+  from?: string;
+
+  @ApiPropertyOptional({ description: 'End of the range, ISO-8601 (default: now)' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'to must be an ISO-8601 date-time' })
+  to?: string;
+
+  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  page?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  per_page?: number;
+}
+
+export const AUDIT_EVENT_TYPES = ['started', 'exited', 'changed'] as const;
+
+export class AuditLogQuery {
+  @ApiPropertyOptional({ description: 'Lower bound, UNIX seconds' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'from_timestamp must be a UNIX timestamp' })
+  from_timestamp?: number;
+
+  @ApiPropertyOptional({ description: 'Upper bound, UNIX seconds' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'to_timestamp must be a UNIX timestamp' })
+  to_timestamp?: number;
+
+  @ApiPropertyOptional({ description: 'Comma-separated: started, exited, changed' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^(started|exited|changed)(,(started|exited|changed))*$/, {
+    message: 'event_types is a comma-separated list of started, exited, changed',
+  })
+  event_types?: string;
+
+  @ApiPropertyOptional({
+    description: 'Comma-separated flow names; `no provenance` selects artifacts without one',
+  })
+  @IsOptional()
+  @IsString()
+  flow_names?: string;
+
+  @ApiPropertyOptional({ description: 'Comma-separated repository names' })
+  @IsOptional()
+  @IsString()
+  repo_names?: string;
+}

@@ -1,0 +1,181 @@
+import { microsToSeconds } from '../../../../libs/event-store/src/microseconds';
+import type { DocWrite, Projection } from '../../../../libs/projections/src/projection';
+import type { EnvironmentEvent, SnapshotEntry } from './environment.decider';
+import { imageName } from './k8s-report';
+
+export const ENVIRONMENTS = 'environments';
+export const SNAPSHOTS = 'snapshots';
+export const DEPLOYMENTS = 'deployments';
+export const ENVIRONMENT_EVENTS = 'environment_events';
+
+export const environmentId = (org: string, name: string) => `${org}/${name}`;
+export const snapshotId = (org: string, env: string, index: number) => `${org}/${env}/${index}`;
+
+/** Row order of the audit log: the event's log position, then the entry's place in it. */
+const sequence = (position: number, i: number) => position * 100_000 + i;
+
+/**
+ * Environments (the spec's fields), their snapshots, deployments (each
+ * `started` entry) and audit-log rows (each started/exited/changed entry).
+ */
+export const environmentsProjection: Projection = {
+  name: 'environments',
+  collections: [
+    { name: ENVIRONMENTS, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] },
+    { name: SNAPSHOTS, indexes: [{ name: 'by_env', keys: { org: 1, environment: 1, index: -1 } }] },
+    { name: DEPLOYMENTS, indexes: [{ name: 'by_env_time', keys: { org: 1, env_name: 1, deployed_at: -1 } }] },
+    { name: ENVIRONMENT_EVENTS, indexes: [{ name: 'by_env_seq', keys: { org: 1, environment: 1, seq: 1 } }] },
+  ],
+  project(stored) {
+    const org = stored.metadata.org as string;
+    const at = microsToSeconds(stored.recordedAt);
+    const event = { type: stored.type, data: stored.data } as EnvironmentEvent;
+    switch (event.type) {
+      case 'environment_created':
+        return [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, event.data.name),
+            update: {
+              $set: {
+                org,
+                name: event.data.name,
+                type: event.data.type,
+                description: event.data.description,
+                included_environments: event.data.included_environments,
+                last_modified_at: at,
+                include_scaling: false,
+                tags: {},
+                last_reported_at: null,
+                last_changed_at: null,
+                state: null,
+                policies: [],
+                latest_snapshot: 0,
+              },
+            },
+          },
+        ];
+      case 'environment_updated': {
+        const name = stored.stream.slice(stored.stream.indexOf('/') + 1);
+        return [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, name),
+            update: {
+              $set: {
+                type: event.data.type,
+                description: event.data.description,
+                included_environments: event.data.included_environments,
+                last_modified_at: at,
+              },
+            },
+          },
+        ];
+      }
+      case 'report_received':
+        return [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, event.data.name),
+            update: { $set: { last_reported_at: at } },
+          },
+        ];
+      case 'snapshot_created': {
+        const { name: env, index, artifacts, entries, pods } = event.data;
+        const writes: DocWrite[] = [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, env),
+            update: { $set: { last_reported_at: at, last_changed_at: at, latest_snapshot: index } },
+          },
+          {
+            collection: SNAPSHOTS,
+            id: snapshotId(org, env, index),
+            update: {
+              $set: { org, environment: env, index, timestamp: at, pods, compliant: null, artifacts },
+            },
+          },
+        ];
+        const exited = entries.filter((e) => e.event_type === 'exited');
+        entries.forEach((entry, i) => {
+          writes.push(auditRow(org, env, index, at, entry, sequence(stored.position, i)));
+          if (entry.event_type === 'started') writes.push(deployment(org, env, index, at, entry, exited));
+        });
+        return writes;
+      }
+      default:
+        return [];
+    }
+  },
+};
+
+function deployment(
+  org: string,
+  env: string,
+  index: number,
+  at: number,
+  entry: SnapshotEntry,
+  exited: SnapshotEntry[],
+): DocWrite {
+  const replaced = exited.find((e) => imageName(e.artifact_name) === imageName(entry.artifact_name));
+  return {
+    collection: DEPLOYMENTS,
+    id: `${snapshotId(org, env, index)}/${entry.fingerprint}`,
+    update: {
+      $set: {
+        org,
+        env_name: env,
+        fingerprint: entry.fingerprint,
+        artifact_name: entry.artifact_name,
+        deployed_at: at,
+        snapshot_index: index,
+        instances: entry.instances,
+        compliance: null,
+        commit: null,
+        replaced_artifact: replaced
+          ? {
+              fingerprint: replaced.fingerprint,
+              artifact_name: replaced.artifact_name,
+              snapshot_index: replaced.since_snapshot,
+              commit: null,
+            }
+          : null,
+        diff_url: null,
+      },
+    },
+  };
+}
+
+function auditRow(
+  org: string,
+  env: string,
+  index: number,
+  at: number,
+  entry: SnapshotEntry,
+  seq: number,
+): DocWrite {
+  const plural = entry.instances === 1 ? 'instance' : 'instances';
+  return {
+    collection: ENVIRONMENT_EVENTS,
+    id: `${snapshotId(org, env, index)}/${entry.event_type}/${entry.fingerprint}`,
+    update: {
+      $set: {
+        org,
+        environment: env,
+        seq,
+        timestamp: at,
+        event_type: entry.event_type,
+        snapshot_index: index,
+        artifact_name: entry.artifact_name,
+        fingerprint: entry.fingerprint,
+        instances: entry.instances,
+        flow_names: [],
+        trail_names: [],
+        repo_names: [],
+        commit: null,
+        compliant: null,
+        description: `${entry.artifact_name} ${entry.event_type} (${entry.instances} ${plural})`,
+      },
+    },
+  };
+}
