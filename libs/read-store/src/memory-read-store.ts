@@ -79,8 +79,9 @@ class MemoryCollection implements ReadCollection<Doc> {
     return this.query(filter, options);
   }
 
+  /** Yields stored (frozen) documents in order: an export holds references, never copies. */
   async *stream(filter: Filter, options: FindOptions = {}): AsyncIterable<Doc> {
-    yield* this.query(filter, options);
+    yield* this.ordered(filter, options);
   }
 
   async count(filter: Filter): Promise<number> {
@@ -123,13 +124,13 @@ class MemoryCollection implements ReadCollection<Doc> {
   }
 
   /** With an `_id` equality only that document is a candidate; otherwise all are. */
-  private candidates(filter: Filter): Doc[] {
+  private candidates(filter: Filter): Iterable<Doc> {
     const id = filter._id;
     if (typeof id === 'string') {
       const doc = this.docs.get(id);
       return doc ? [doc] : [];
     }
-    return [...this.docs.values()];
+    return this.docs.values();
   }
 
   /** Live documents (not copies) matching a filter: the fast path where it can judge, mingo otherwise. */
@@ -148,14 +149,23 @@ class MemoryCollection implements ReadCollection<Doc> {
     return out;
   }
 
+  /** Stored documents are deep-frozen, so they are returned as they are: nothing a caller does can change the store. */
   private query(filter: Filter, options: FindOptions): Doc[] {
+    return this.ordered(filter, options);
+  }
+
+  /**
+   * Matches in order, as live documents (never mutated in place: updates swap
+   * in a new object), or projected copies.
+   */
+  private ordered(filter: Filter, options: FindOptions): Doc[] {
     const unordered = !options.sort && !options.skip && !options.projection;
-    if (unordered) return this.select(filter, options.limit || undefined).map((d) => structuredClone(d));
-    let cursor = new Query({}).find(this.select(filter), options.projection);
+    if (unordered) return this.select(filter, options.limit || undefined);
+    let cursor = MATCH_ALL.find(this.select(filter), options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
-    return (cursor.all() as Doc[]).map((d) => structuredClone(d));
+    return cursor.all() as Doc[];
   }
 
   /** Applies the update to a copy, checks unique indexes, then swaps it in: all or nothing. */
@@ -173,7 +183,7 @@ class MemoryCollection implements ReadCollection<Doc> {
     }
     if (next._id !== doc._id) throw new Error('an update cannot change _id');
     this.checkUnique(next as Doc);
-    this.docs.set(doc._id, next as Doc);
+    this.docs.set(doc._id, deepFreeze(next) as Doc);
     return { matched: inserting ? 0 : 1, modified: !inserting && changed ? 1 : 0, upserted: inserting };
   }
 
@@ -199,6 +209,17 @@ function equalityFields(filter: Filter): AnyObject {
     if (!isOperator && !key.includes('.')) seed[key] = value;
   }
   return seed;
+}
+
+/** One compiled match-everything query, reused for sorting and projecting (compiling one is costly in mingo). */
+const MATCH_ALL = new Query({});
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function getPath(doc: AnyObject, path: string): unknown {

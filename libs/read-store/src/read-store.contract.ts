@@ -119,12 +119,20 @@ export function readStoreContract(name: string, open: () => Promise<ReadStore>):
       );
     });
 
-    it('returns copies, never live documents', async () => {
+    it('never lets a caller change the store through a result', async () => {
       const c = store.collection('copies');
-      await c.updateOne({ _id: 'k' }, { $set: { v: 1 } }, { upsert: true });
+      await c.updateOne({ _id: 'k' }, { $set: { v: 1, nested: { w: 1 } } }, { upsert: true });
       const doc = await c.findOne({ _id: 'k' });
-      doc!.v = 99;
-      assert.equal((await c.findOne({ _id: 'k' }))!.v, 1);
+      // A copy takes the change; a stored (frozen) document refuses it. Either way the store keeps its value.
+      try {
+        doc!.v = 99;
+        (doc!.nested as { w: number }).w = 99;
+      } catch (error) {
+        assert.ok(error instanceof TypeError);
+      }
+      assert.deepEqual(await c.findOne({ _id: 'k' }), { _id: 'k', v: 1, nested: { w: 1 } });
+      await c.updateOne({ _id: 'k' }, { $set: { 'nested.w': 2 } });
+      assert.deepEqual(await c.findOne({ _id: 'k' }), { _id: 'k', v: 1, nested: { w: 2 } });
     });
 
     it('drops a collection and lists collections', async () => {

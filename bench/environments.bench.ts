@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createHttpApp } from '../apps/api/src/http-app';
+import { OrganizationBootstrap } from '../apps/api/src/accounts/organization-bootstrap';
+import { SqliteEventStore } from '../libs/event-store/src';
+import { loadConfig } from '../libs/platform/src';
+import { client, Client, percentile, throughput } from './support/http-client';
+
+/**
+ * Environments benchmarks (issue: environments). Embedded mode, over HTTP on
+ * loopback. Prints each figure and writes them to bench/results/environments.json.
+ */
+const results: Record<string, unknown> = { machine: { cpus: cpus().length, node: process.version } };
+const rssMb = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
+const hex = (n: number) => n.toString(16).padStart(64, '0');
+const podsOf = (fingerprints: number[], podsEach: number) =>
+  fingerprints.flatMap((f) =>
+    Array.from({ length: podsEach }, (_, i) => ({
+      creationTimestamp: 1_790_000_000,
+      digests: { [`registry.local/svc-${f}:1`]: `sha256:${hex(f)}` },
+      namespace: 'bench',
+      podName: `svc-${f}-${i}`,
+    })),
+  );
+
+async function start(
+  dataDir: string,
+): Promise<{ app: NestExpressApplication; http: Client; org: string; started_ms: number }> {
+  const t = Date.now();
+  const app = await createHttpApp({
+    config: loadConfig({ DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+    role: 'all',
+  });
+  await app.listen(0, '127.0.0.1');
+  const started_ms = Date.now() - t;
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  const org = `bench${Date.now()}`;
+  const key = (await app.get(OrganizationBootstrap).createOrganization(org, [], 10)).key;
+  return { app, http: client(port, { authorization: `Bearer ${key}` }), org, started_ms };
+}
+
+async function reports(http: Client, org: string): Promise<void> {
+  await http.call('PUT', `/api/v2/environments/${org}`, { name: 'k8s', type: 'K8S' });
+  const base = Array.from({ length: 50 }, (_, i) => i); // 50 images × 10 pods = 500 pods
+  const measure = async (label: string, n: number, body: (i: number) => unknown, expected: number) => {
+    const samples: number[] = [];
+    const t = performance.now();
+    for (let i = 0; i < n; i++) {
+      const s = performance.now();
+      const res = await http.call('PUT', `/api/v2/environments/${org}/k8s/report/K8S`, body(i));
+      samples.push(performance.now() - s);
+      if (res.status !== expected && i > 0)
+        throw new Error(`${label} report ${i}: ${res.status} ${res.body}`);
+    }
+    const perSecond = Math.round(n / ((performance.now() - t) / 1000));
+    samples.sort((a, b) => a - b);
+    const figures = {
+      reports: n,
+      pods: 500,
+      p50_ms: percentile(samples, 50),
+      p99_ms: percentile(samples, 99),
+      reports_per_s: perSecond,
+    };
+    console.log(
+      `K8S report of 500 pods, ${label}: p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms, ${perSecond} reports/s (goals p50 <= 30 ms, >= 200/s)`,
+    );
+    return figures;
+  };
+  const unchanged = await measure('running set unchanged', 300, () => ({ artifacts: podsOf(base, 10) }), 200);
+  const changing = await measure(
+    'one image replaced each time (a snapshot each)',
+    300,
+    (i) => ({ artifacts: podsOf([...base.slice(1), 1000 + i], 10) }),
+    201,
+  );
+  results.k8s_report_500_pods = { unchanged, changing };
+}
+
+async function auditLogMemory(http: Client, org: string): Promise<void> {
+  await http.call('PUT', `/api/v2/environments/${org}`, { name: 'audit', type: 'K8S' });
+  // 1,000 reports swapping 50 images each: 50 started + 50 exited rows per snapshot → 100k rows.
+  for (let r = 0; r < 1001; r++) {
+    const images = Array.from({ length: 50 }, (_, i) => r * 50 + i);
+    const res = await http.call('PUT', `/api/v2/environments/${org}/audit/report/K8S`, {
+      artifacts: podsOf(images, 1),
+    });
+    if (res.status !== 201) throw new Error(`audit report ${r}: ${res.status}`);
+  }
+  global.gc?.();
+  const before = rssMb();
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb())), 10);
+  const t = performance.now();
+  // The client keeps nothing of the body, so the growth is the server's.
+  const res = await http.drain(`/api/v2/environments/${org}/audit/auditlog`);
+  const ms = performance.now() - t;
+  clearInterval(sampler);
+  const rows = res.lines - 1;
+  results.audit_log_csv = {
+    rows,
+    bytes: res.bytes,
+    ms: Math.round(ms),
+    rss_before_mb: before,
+    rss_peak_mb: peak,
+    rss_growth_mb: peak - before,
+  };
+  console.log(
+    `Audit log CSV: ${rows} rows (${Math.round(res.bytes / 1024 / 1024)} MB) in ${Math.round(ms)} ms; RSS ${before} MB before, peak ${peak} MB (+${peak - before} MB)`,
+  );
+}
+
+async function withMillionEvents(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'des-bench-1m-'));
+  const store = new SqliteEventStore({ path: join(dataDir, 'events.db') });
+  const total = 1_000_000;
+  const t = performance.now();
+  for (let i = 0; i < total; i += 200) {
+    await store.append(
+      `trail-noise/flow-${i % 20_000}`,
+      Array.from({ length: 200 }, (_, j) => ({
+        id: randomUUID(),
+        type: 'attestation_reported',
+        data: { name: `check-${(i + j) % 17}`, compliant: true },
+        metadata: { org: 'noise' },
+      })),
+      'any',
+    );
+  }
+  console.log(`seeded ${total} events in ${Math.round((performance.now() - t) / 1000)} s`);
+  await store.close();
+
+  const { app, http, org, started_ms } = await start(dataDir);
+  console.log(
+    `embedded start with ${total} events in the log (read models rebuilt): ${(started_ms / 1000).toFixed(1)} s`,
+  );
+  await http.call('PUT', `/api/v2/environments/${org}`, { name: 'prod', type: 'K8S' });
+  for (let r = 0; r < 60; r++) {
+    await http.call('PUT', `/api/v2/environments/${org}/prod/report/K8S`, {
+      artifacts: podsOf([r, r + 1, r + 2], 2),
+    });
+  }
+
+  const bare = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"org":"acme","name":"prod","type":"K8S","description":"","include_scaling":false}');
+  });
+  await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
+  const barePort = (bare.address() as { port: number }).port;
+  const bareClient = client(barePort);
+
+  const seconds = 5;
+  const concurrency = 16;
+  const bareRate = await throughput(bareClient, '/', seconds, concurrency);
+  const envRate = await throughput(http, `/api/v2/environments/${org}/prod`, seconds, concurrency);
+  const deploymentsRate = await throughput(
+    http,
+    `/api/v2/environments/${org}/prod/deployments?per_page=20`,
+    seconds,
+    concurrency,
+  );
+  bareClient.close();
+  bare.close();
+  http.close();
+  await app.close();
+  results.reads_with_1m_events = {
+    events_in_log: total,
+    start_with_rebuild_s: +(started_ms / 1000).toFixed(1),
+    concurrency,
+    bare_node_http_req_per_s: bareRate,
+    get_environment_req_per_s: envRate,
+    get_environment_ratio: +(envRate / bareRate).toFixed(2),
+    deployments_page_req_per_s: deploymentsRate,
+    deployments_ratio: +(deploymentsRate / bareRate).toFixed(2),
+    goal_ratio: 0.4,
+  };
+  console.log(
+    `With ${total} events in the log, ${concurrency} concurrent clients: bare node:http ${bareRate} req/s; ` +
+      `GET environment ${envRate} req/s (${(envRate / bareRate).toFixed(2)}); deployments page ${deploymentsRate} req/s ` +
+      `(${(deploymentsRate / bareRate).toFixed(2)}) (goal >= 0.40 each)`,
+  );
+}
+
+async function main(): Promise<void> {
+  const { app, http, org } = await start(mkdtempSync(join(tmpdir(), 'des-bench-env-')));
+  await reports(http, org);
+  await auditLogMemory(http, org);
+  http.close();
+  await app.close();
+  await withMillionEvents();
+
+  const dir = resolve(__dirname, '../../bench/results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'environments.json');
+  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), ...results }, null, 2));
+  console.log(`figures written to ${file}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
