@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { runBenchmark } from './support/run';
 import { createHttpApp } from '../apps/api/src/http-app';
 import { OrganizationBootstrap } from '../apps/api/src/accounts/organization-bootstrap';
 import { SqliteEventStore } from '../libs/event-store/src';
@@ -14,7 +15,7 @@ import { client, Client, percentile, throughput } from './support/http-client';
  * Environments benchmarks (issue: environments). Embedded mode, over HTTP on
  * loopback. Prints each figure and writes them to bench/results/environments.json.
  */
-const results: Record<string, unknown> = { machine: { cpus: cpus().length, node: process.version } };
+const results: Record<string, unknown> = {};
 const rssMb = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
 const hex = (n: number) => n.toString(16).padStart(64, '0');
 const podsOf = (fingerprints: number[], podsEach: number) =>
@@ -184,25 +185,11 @@ async function withMillionEvents(): Promise<void> {
   );
 }
 
-async function main(): Promise<void> {
+runBenchmark('environments', results, async () => {
   const { app, http, org } = await start(mkdtempSync(join(tmpdir(), 'des-bench-env-')));
   await reports(http, org);
   await auditLogMemory(http, org);
   http.close();
   await app.close();
   await withMillionEvents();
-
-  const dir = resolve(__dirname, '../../bench/results');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'environments.json');
-  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), ...results }, null, 2));
-  console.log(`figures written to ${file}`);
-}
-
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+});

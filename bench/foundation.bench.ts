@@ -1,13 +1,14 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { SqliteEventStore, EventToAppend } from '../libs/event-store/src';
 import { Projector, streamStatsProjection } from '../libs/projections/src';
 import { MemoryReadStore, MongoReadStore } from '../libs/read-store/src';
+import { runBenchmark } from './support/run';
 import { createHttpApp } from '../apps/api/src/http-app';
 import { loadConfig } from '../libs/platform/src';
 import { FixtureFeatureModule } from '../test/support/fixture-feature';
@@ -17,7 +18,7 @@ import { mongoEngine, uniqueName } from '../test/support/engines';
  * Foundation benchmarks (issue: event-sourced core). Prints each figure and
  * writes them all to bench/results/foundation.json.
  */
-const results: Record<string, unknown> = { machine: { cpus: cpus().length, node: process.version } };
+const results: Record<string, unknown> = {};
 const tmp = () => mkdtempSync(join(tmpdir(), 'des-bench-'));
 const perSecond = (n: number, ms: number) => Math.round((n / ms) * 1000);
 const pct = (sorted: number[], p: number) =>
@@ -210,21 +211,8 @@ async function writeToVisibleRead(): Promise<void> {
   );
 }
 
-async function main(): Promise<void> {
+runBenchmark('foundation', results, async () => {
   await appendVsRaw();
   await rebuilds();
   await writeToVisibleRead();
-  const dir = resolve(__dirname, '../../bench/results');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'foundation.json');
-  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), ...results }, null, 2));
-  console.log(`figures written to ${file}`);
-}
-
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+});
