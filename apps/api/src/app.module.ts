@@ -9,9 +9,10 @@ import { WorkerModule } from '../../worker/src/worker.module';
 import { allProjections } from './projections';
 import { AccountsModule } from './accounts/accounts.module';
 import { EnvironmentsModule } from './environments/environments.module';
+import { EvidenceModule } from './trails/evidence.module';
 
 /** The product's feature modules. */
-const productFeatures: Type[] = [AccountsModule, EnvironmentsModule];
+const productFeatures: Type[] = [AccountsModule, EnvironmentsModule, EvidenceModule];
 
 export interface AppOptions {
   config: Config;

@@ -1,10 +1,14 @@
 import { Projection, streamStatsProjection } from '../../../libs/projections/src';
 import { accountsProjection } from './accounts/accounts.projection';
 import { environmentsProjection } from './environments/environments.projection';
+import { flowsProjection } from './flows/flows.projection';
+import { trailsProjection } from './trails/trails.projection';
 
 /** Every read model of the service; the projector runs them, the CLI rebuilds them. */
 export const allProjections: Projection[] = [
   streamStatsProjection,
   accountsProjection,
   environmentsProjection,
+  flowsProjection,
+  trailsProjection,
 ];

@@ -1,0 +1,200 @@
+import { Body, Controller, Get, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'express';
+import type { EventMetadata } from '../../../../libs/event-store/src';
+import { ApiError, CommandExecutor, READ_STORE, Requires } from '../../../../libs/platform/src';
+import type { Doc, ReadStore } from '../../../../libs/read-store/src';
+import type { AuthenticatedRequest } from '../accounts/auth.guard';
+import type { FlowTemplate } from '../flows/flow-template';
+import { FLOWS, flowId } from '../flows/flows.projection';
+import { parseAttestation } from './attestation-types';
+import { trailDecider } from './trail.decider';
+import { ATTESTATION_TYPES, AttestationType, trailStream } from './trail.events';
+import { trailCompliance, TrailView } from './trail.view';
+import { PutTrailDto, ReportArtifactDto } from './trails.dto';
+import { ARTIFACTS, artifactId, TRAILS, trailId } from './trails.projection';
+
+const metadata = (req: AuthenticatedRequest): EventMetadata => ({
+  org: req.principal.org,
+  actor: { kind: 'service_account', name: req.principal.account },
+  correlation_id: randomUUID(),
+});
+const plain = ({ _id, _pos, ...rest }: Doc) => (void _id, void _pos, rest);
+
+/** Trails, the artifacts they built and the attestations made on them. */
+@ApiTags('evidence')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller()
+export class TrailsController {
+  constructor(
+    private readonly executor: CommandExecutor,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+  ) {}
+
+  @Put('trails/:org/:flow')
+  @Requires('member')
+  async putTrail(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Body() body: PutTrailDto,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    await this.flow(org, flow);
+    const trail = {
+      flow,
+      name: body.name,
+      description: body.description ?? '',
+      git_commit_info: body.git_commit_info ? { ...body.git_commit_info } : null,
+      repo_info: body.repo_info ? { ...body.repo_info } : null,
+      origin_url: body.origin_url ?? null,
+      user_data: body.user_data ?? {},
+    };
+    const done = await this.executor.execute(
+      trailStream(org, flow, body.name),
+      trailDecider,
+      { kind: 'put_trail', trail },
+      metadata(req),
+    );
+    res.status(done.events[0]?.type === 'trail_reported' ? 201 : 200);
+    return this.trailWithCompliance(org, flow, body.name);
+  }
+
+  @Get('trails/:org/:flow')
+  @Requires('reader')
+  async listTrails(@Param('org') org: string, @Param('flow') flow: string) {
+    const template = (await this.flow(org, flow)).template as FlowTemplate | null;
+    const docs = await this.reads.collection(TRAILS).find({ org, flow }, { sort: { created_at: -1 } });
+    return docs.map((d) => {
+      const view = plain(d) as unknown as TrailView;
+      return {
+        name: view.name,
+        description: view.description,
+        git_commit_info: view.git_commit_info,
+        created_at: view.created_at,
+        last_modified_at: view.last_modified_at,
+        compliance_status: trailCompliance(view, template),
+      };
+    });
+  }
+
+  @Get('trails/:org/:flow/:trail')
+  @Requires('reader')
+  async readTrail(@Param('org') org: string, @Param('flow') flow: string, @Param('trail') trail: string) {
+    return this.trailWithCompliance(org, flow, trail);
+  }
+
+  @Post('artifacts/:org/:flow')
+  @Requires('member')
+  async reportArtifact(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Body() body: ReportArtifactDto,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    await this.flow(org, flow);
+    const artifact = {
+      fingerprint: body.fingerprint,
+      filename: body.filename,
+      git_commit: body.git_commit ?? body.git_commit_info?.sha1 ?? null,
+      git_commit_info: body.git_commit_info ? { ...body.git_commit_info } : null,
+      build_url: body.build_url ?? null,
+      commit_url: body.commit_url ?? null,
+      repo_info: body.repo_info ? { ...body.repo_info } : null,
+      template_reference_name: body.template_reference_name ?? null,
+    };
+    await this.executor.execute(
+      trailStream(org, flow, body.trail_name),
+      trailDecider,
+      { kind: 'report_artifact', artifact },
+      metadata(req),
+    );
+    res.status(201);
+    return this.artifact(org, flow, body.fingerprint);
+  }
+
+  @Get('artifacts/:org/:flow/:fingerprint')
+  @Requires('reader')
+  async readArtifact(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('fingerprint') fingerprint: string,
+  ) {
+    await this.flow(org, flow);
+    return this.artifact(org, flow, fingerprint);
+  }
+
+  @Post('attestations/:org/:flow/trail/:trail/:type')
+  @Requires('member')
+  @ApiBody({
+    description:
+      "attestation_name, optional artifact_fingerprint, description, origin_url, user_data, and the type's evidence",
+  })
+  async attest(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('trail') trail: string,
+    @Param('type') type: string,
+    @Body() body: unknown,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    if (!(ATTESTATION_TYPES as readonly string[]).includes(type)) {
+      throw new ApiError(400, 'Input payload validation failed', {
+        type: `unknown attestation type '${type}'; known: ${ATTESTATION_TYPES.join(', ')}`,
+      });
+    }
+    const parsed = parseAttestation(type as AttestationType, body);
+    if ('errors' in parsed) throw new ApiError(400, 'Input payload validation failed', parsed.errors);
+    await this.flow(org, flow);
+    const attestation = {
+      id: randomUUID(),
+      name: parsed.name,
+      type: type as AttestationType,
+      compliant: parsed.compliant,
+      artifact_fingerprint: parsed.artifactFingerprint,
+      description: parsed.description,
+      origin_url: parsed.originUrl,
+      user_data: parsed.userData,
+      evidence: parsed.evidence,
+    };
+    await this.executor.execute(
+      trailStream(org, flow, trail),
+      trailDecider,
+      { kind: 'report_attestation', attestation },
+      metadata(req),
+    );
+    res.status(201);
+    const { artifact_fingerprint, ...rest } = attestation;
+    return { ...rest, ...(artifact_fingerprint ? { artifact_fingerprint } : {}), flow, trail };
+  }
+
+  private async flow(org: string, flow: string): Promise<Doc> {
+    const doc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
+    if (!doc) throw new ApiError(404, 'Flow not found');
+    return doc;
+  }
+
+  private async trailWithCompliance(org: string, flow: string, trail: string) {
+    const template = (await this.flow(org, flow)).template as FlowTemplate | null;
+    const doc = await this.reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) });
+    if (!doc) throw new ApiError(404, 'Trail not found');
+    const view = plain(doc) as unknown as TrailView;
+    return { ...view, compliance_status: trailCompliance(view, template) };
+  }
+
+  private async artifact(org: string, flow: string, fingerprint: string) {
+    const doc = await this.reads.collection(ARTIFACTS).findOne({ _id: artifactId(org, flow, fingerprint) });
+    if (!doc) throw new ApiError(404, 'Artifact not found');
+    const trail = await this.reads
+      .collection(TRAILS)
+      .findOne({ _id: trailId(org, flow, doc.trail as string) });
+    const inTrail = (trail?.artifacts as { fingerprint: string; attestations: unknown }[] | undefined)?.find(
+      (a) => a.fingerprint === fingerprint,
+    );
+    return { ...plain(doc), attestations: inTrail?.attestations ?? {}, running: [], exited: [] };
+  }
+}

@@ -1,0 +1,246 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Mode, startApp, TestApp } from './support/app';
+
+const FP = 'c0ffee'.padEnd(64, '0');
+const TEMPLATE = {
+  trail: { attestations: [{ name: 'unit-tests', type: 'junit' }] },
+  artifacts: [{ name: 'backend', attestations: [{ name: 'scan', type: 'snyk' }] }],
+};
+
+for (const mode of ['embedded', 'server'] as Mode[]) {
+  describe(`evidence: flows, trails, artifacts, attestations (${mode} mode)`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startApp({ mode });
+    });
+    after(async () => t.close());
+
+    const status = async () =>
+      (await t.http.get('/api/v2/trails/acme/backend/main-42')).body.compliance_status;
+    const attest = (type: string, body: Record<string, unknown>) =>
+      t.http.post(`/api/v2/attestations/acme/backend/trail/main-42/${type}`).send(body);
+
+    it('tells the whole story of a trail, compliance following the template', async () => {
+      const flow = await t.http
+        .put('/api/v2/flows/acme')
+        .send({ name: 'backend', description: 'API service', template: TEMPLATE, tags: { team: 'core' } });
+      assert.equal(flow.status, 201);
+      assert.deepEqual(flow.body.template, TEMPLATE);
+      assert.equal(
+        (
+          await t.http
+            .put('/api/v2/flows/acme')
+            .send({ name: 'backend', description: 'API service', template: TEMPLATE })
+        ).status,
+        200,
+      );
+
+      const trail = await t.http.put('/api/v2/trails/acme/backend').send({
+        name: 'main-42',
+        description: 'build 42 of main',
+        git_commit_info: {
+          sha1: 'abc123',
+          message: 'Fix checkout',
+          author: 'ada',
+          branch: 'main',
+          timestamp: 1_790_000_000,
+        },
+        repo_info: { name: 'acme/backend', url: 'https://git.example/acme/backend', provider: 'github' },
+      });
+      assert.equal(trail.status, 201);
+      assert.deepEqual(trail.body.compliance_status, {
+        status: 'INCOMPLETE',
+        missing: ['unit-tests', 'artifact/backend'],
+        failing: [],
+      });
+
+      const artifact = await t.http.post('/api/v2/artifacts/acme/backend').send({
+        fingerprint: FP,
+        filename: 'ghcr.io/acme/backend:42',
+        trail_name: 'main-42',
+        git_commit: 'abc123',
+        build_url: 'https://ci.example/42',
+        template_reference_name: 'backend',
+      });
+      assert.equal(artifact.status, 201);
+      assert.equal(artifact.body.trail, 'main-42');
+      assert.deepEqual((await status()).missing, ['unit-tests', 'artifact/backend/scan']);
+
+      const failing = await attest('junit', {
+        attestation_name: 'unit-tests',
+        junit_results: [{ name: 'api', tests: 120, failures: 2, errors: 0 }],
+      });
+      assert.equal(failing.status, 201);
+      assert.equal(failing.body.compliant, false);
+      assert.equal((await status()).status, 'NON-COMPLIANT');
+
+      await attest('junit', {
+        attestation_name: 'unit-tests',
+        junit_results: [{ name: 'api', tests: 120, failures: 0, errors: 0 }],
+      });
+      assert.deepEqual(
+        await status(),
+        { status: 'INCOMPLETE', missing: ['artifact/backend/scan'], failing: [] },
+        'the latest attestation of a name wins',
+      );
+
+      const scan = await attest('snyk', {
+        attestation_name: 'scan',
+        artifact_fingerprint: FP,
+        snyk_results: { vulnerabilities: [] },
+      });
+      assert.equal(scan.body.compliant, true);
+      assert.equal((await status()).status, 'COMPLIANT');
+
+      assert.equal(
+        (
+          await attest('pull_request', {
+            attestation_name: 'review',
+            pull_requests: [{ url: 'https://git.example/pr/7', state: 'merged' }],
+          })
+        ).body.compliant,
+        true,
+      );
+      assert.equal(
+        (
+          await attest('generic', {
+            attestation_name: 'manual-check',
+            is_compliant: true,
+            user_data: { by: 'ops' },
+          })
+        ).body.compliant,
+        true,
+      );
+      assert.equal((await status()).status, 'COMPLIANT');
+      const jira = await attest('jira', {
+        attestation_name: 'tickets',
+        jira_results: [
+          { issue_key: 'SHOP-1', issue_exists: true },
+          { issue_key: 'SHOP-404', issue_exists: false },
+        ],
+      });
+      assert.equal(jira.body.compliant, false);
+      assert.deepEqual((await status()).failing, ['tickets']);
+
+      const full = (await t.http.get('/api/v2/trails/acme/backend/main-42')).body;
+      assert.deepEqual(Object.keys(full.attestations).sort(), [
+        'manual-check',
+        'review',
+        'tickets',
+        'unit-tests',
+      ]);
+      assert.equal(full.artifacts[0].attestations.scan.type, 'snyk');
+      assert.deepEqual(full.git_commit_info.sha1, 'abc123');
+      assert.deepEqual(
+        full.events.map((e: { type: string }) => e.type),
+        [
+          'trail_reported',
+          'artifact_reported',
+          'attestation_reported',
+          'attestation_reported',
+          'attestation_reported',
+          'attestation_reported',
+          'attestation_reported',
+          'attestation_reported',
+        ],
+      );
+      assert.ok(
+        full.events.every(
+          (e: { timestamp: number }, i: number, all: { timestamp: number }[]) =>
+            i === 0 || e.timestamp >= all[i - 1].timestamp,
+        ),
+      );
+
+      const read = await t.http.get(`/api/v2/artifacts/acme/backend/${FP}`);
+      assert.deepEqual(
+        [read.status, read.body.trail, Object.keys(read.body.attestations)],
+        [200, 'main-42', ['scan']],
+      );
+      const list = await t.http.get('/api/v2/trails/acme/backend');
+      assert.deepEqual(
+        list.body.map((x: { name: string; compliance_status: { status: string } }) => [
+          x.name,
+          x.compliance_status.status,
+        ]),
+        [['main-42', 'NON-COMPLIANT']],
+      );
+    });
+
+    it('follows the attestations made when the flow has no template', async () => {
+      await t.http.put('/api/v2/flows/acme').send({ name: 'docs' });
+      await t.http.put('/api/v2/trails/acme/docs').send({ name: 'v1' });
+      const trailStatus = async () =>
+        (await t.http.get('/api/v2/trails/acme/docs/v1')).body.compliance_status.status;
+      assert.equal(await trailStatus(), 'INCOMPLETE');
+      await t.http
+        .post('/api/v2/attestations/acme/docs/trail/v1/generic')
+        .send({ attestation_name: 'spellcheck' });
+      assert.equal(await trailStatus(), 'COMPLIANT');
+    });
+
+    it('answers each validation error with the spec body', async () => {
+      const bad = async (
+        res: { status: number; body: { message: string; errors: Record<string, string> } },
+        fields: string[],
+      ) => {
+        assert.equal(res.status, 400, JSON.stringify(res.body));
+        assert.equal(res.body.message, 'Input payload validation failed');
+        assert.deepEqual(Object.keys(res.body.errors).sort(), fields.sort());
+      };
+      await bad(await t.http.put('/api/v2/flows/acme').send({ name: '.hidden' }), ['name']);
+      await bad(
+        await t.http
+          .put('/api/v2/flows/acme')
+          .send({ name: 'f', template: { trail: { attestations: [{ name: 'x' }] } } }),
+        ['template.trail.attestations[0].type'],
+      );
+      await bad(
+        await t.http
+          .put('/api/v2/trails/acme/backend')
+          .send({ name: 'main 43', git_commit_info: { message: 'no sha' } }),
+        ['name', 'git_commit_info.sha1'],
+      );
+      await bad(
+        await t.http
+          .post('/api/v2/artifacts/acme/backend')
+          .send({ fingerprint: 'abc', filename: 'x', trail_name: 'main-42' }),
+        ['fingerprint'],
+      );
+      await bad(await attest('junit', { junit_results: [{ name: 's', tests: 1, failures: 0 }] }), [
+        'attestation_name',
+        'junit_results[0].errors',
+      ]);
+      await bad(await attest('teleport', { attestation_name: 'x' }), ['type']);
+      await bad(await attest('generic', { attestation_name: 'x', is_compliant: 'yes' }), ['is_compliant']);
+    });
+
+    it('answers 404 for unknown flows, trails and artifacts', async () => {
+      const notFound = async (res: { status: number; body: { message: string } }, message: string) =>
+        assert.deepEqual([res.status, res.body.message], [404, message]);
+      await notFound(await t.http.get('/api/v2/flows/acme/ghost'), 'Flow not found');
+      await notFound(await t.http.put('/api/v2/trails/acme/ghost').send({ name: 't' }), 'Flow not found');
+      await notFound(await t.http.get('/api/v2/trails/acme/backend/ghost'), 'Trail not found');
+      await notFound(
+        await t.http
+          .post('/api/v2/artifacts/acme/backend')
+          .send({ fingerprint: FP, filename: 'x', trail_name: 'ghost' }),
+        'Trail not found',
+      );
+      await notFound(
+        await t.http
+          .post('/api/v2/attestations/acme/backend/trail/ghost/generic')
+          .send({ attestation_name: 'x' }),
+        'Trail not found',
+      );
+      await notFound(
+        await attest('generic', { attestation_name: 'x', artifact_fingerprint: 'f'.repeat(64) }),
+        'Artifact not found in trail',
+      );
+      await notFound(
+        await t.http.get(`/api/v2/artifacts/acme/backend/${'e'.repeat(64)}`),
+        'Artifact not found',
+      );
+    });
+  });
+}
