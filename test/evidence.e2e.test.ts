@@ -179,6 +179,75 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal(await trailStatus(), 'COMPLIANT');
     });
 
+    it('registers repositories from repo_info', async () => {
+      const list = await t.http.get('/api/v2/repos/acme');
+      assert.deepEqual(
+        list.body.map((r: { name: string; provider: string }) => [r.name, r.provider]),
+        [['acme/backend', 'github']],
+      );
+      const one = await t.http.get(`/api/v2/repos/acme/${encodeURIComponent('acme/backend')}`);
+      assert.deepEqual([one.status, one.body.url], [200, 'https://git.example/acme/backend']);
+      assert.deepEqual((await t.http.get('/api/v2/repos/acme/ghost')).body.message, 'Repo not found');
+    });
+
+    it('attests with a custom type: schema and jq rules decide; an archived type refuses new attestations', async () => {
+      const type = await t.http.post('/api/v2/custom-attestation-types/acme').send({
+        name: 'coverage',
+        description: 'Line coverage',
+        schema: { type: 'object', required: ['lines'], properties: { lines: { type: 'number' } } },
+        jq_rules: ['.lines >= 80', '.lines <= 100'],
+      });
+      assert.equal(type.status, 201);
+      assert.deepEqual(type.body.jq_rules, ['.lines >= 80', '.lines <= 100']);
+      assert.equal(type.body.archived, false);
+      const again = await t.http
+        .post('/api/v2/custom-attestation-types/acme')
+        .send({ name: 'coverage', schema: {} });
+      assert.deepEqual([again.status, again.body.message], [409, 'Custom attestation type already exists']);
+      const badType = await t.http
+        .post('/api/v2/custom-attestation-types/acme')
+        .send({ name: 'broken', schema: { type: 'nonsense' }, jq_rules: ['.a |||'] });
+      assert.deepEqual(
+        [badType.status, Object.keys(badType.body.errors).sort()],
+        [400, ['jq_rules[0]', 'schema']],
+      );
+
+      const custom = (data: unknown) =>
+        attest('custom', { attestation_name: 'coverage', type_name: 'coverage', attestation_data: data });
+      const good = await custom({ lines: 91.5 });
+      assert.deepEqual([good.status, good.body.compliant], [201, true]);
+      const low = await custom({ lines: 42 });
+      assert.equal(low.body.compliant, false);
+      assert.deepEqual(
+        low.body.evidence.rule_results.map((r: { result: unknown }) => r.result),
+        [false, true],
+      );
+      const wrong = await custom({ lines: 'lots' });
+      assert.equal(wrong.body.compliant, false);
+      assert.equal(wrong.body.evidence.schema_errors.length, 1);
+      const unknown = await attest('custom', {
+        attestation_name: 'x',
+        type_name: 'nope',
+        attestation_data: {},
+      });
+      assert.deepEqual([unknown.status, unknown.body.message], [404, 'Custom attestation type not found']);
+
+      const archived = await t.http.put('/api/v2/custom-attestation-types/acme/coverage/archive');
+      assert.equal(archived.status, 200);
+      assert.match(archived.headers['content-type'], /^application\/json/);
+      assert.equal(archived.body, 'Custom attestation type archived');
+      assert.equal((await t.http.put('/api/v2/custom-attestation-types/acme/coverage/archive')).status, 200);
+      const refused = await custom({ lines: 95 });
+      assert.deepEqual(
+        [refused.status, refused.body.message],
+        [400, "Custom attestation type 'coverage' is archived"],
+      );
+      const still = await t.http.get('/api/v2/custom-attestation-types/acme/coverage');
+      assert.deepEqual([still.status, still.body.archived], [200, true]);
+      const missing = await t.http.put('/api/v2/custom-attestation-types/acme/ghost/archive');
+      assert.deepEqual([missing.status, missing.body.message], [404, 'Custom attestation type not found']);
+    });
+
     it('answers each validation error with the spec body', async () => {
       const bad = async (
         res: { status: number; body: { message: string; errors: Record<string, string> } },

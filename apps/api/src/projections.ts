@@ -3,6 +3,7 @@ import { accountsProjection } from './accounts/accounts.projection';
 import { environmentsProjection } from './environments/environments.projection';
 import { flowsProjection } from './flows/flows.projection';
 import { trailsProjection } from './trails/trails.projection';
+import { attestationTypesProjection } from './attestation-types/attestation-types.projection';
 
 /** Every read model of the service; the projector runs them, the CLI rebuilds them. */
 export const allProjections: Projection[] = [
@@ -11,4 +12,5 @@ export const allProjections: Projection[] = [
   environmentsProjection,
   flowsProjection,
   trailsProjection,
+  attestationTypesProjection,
 ];

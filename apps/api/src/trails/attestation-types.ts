@@ -75,6 +75,15 @@ const TYPES: Record<
     required: ['pull_requests'],
     compliant: (b) => (b.pull_requests as unknown[]).length > 0,
   },
+  custom: {
+    properties: {
+      type_name: { type: 'string', pattern: NAME, maxLength: 128 },
+      attestation_data: {},
+    },
+    required: ['type_name', 'attestation_data'],
+    // Decided against the custom type's schema and jq rules by the caller (evaluateCustom).
+    compliant: () => false,
+  },
   jira: {
     properties: {
       jira_results: {

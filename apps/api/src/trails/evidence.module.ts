@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { FlowsController } from '../flows/flows.controller';
 import { TrailsController } from './trails.controller';
+import { ReposController } from '../repos/repos.controller';
+import { AttestationTypesController } from '../attestation-types/attestation-types.controller';
 
-/** Flows, trails, artifacts and attestations. */
-@Module({ controllers: [FlowsController, TrailsController] })
+/** Flows, trails, artifacts, attestations and custom attestation types. */
+@Module({ controllers: [FlowsController, TrailsController, AttestationTypesController, ReposController] })
 export class EvidenceModule {}

@@ -33,7 +33,7 @@ export type ArtifactData = {
   template_reference_name: string | null;
 };
 
-export const ATTESTATION_TYPES = ['generic', 'junit', 'snyk', 'pull_request', 'jira'] as const;
+export const ATTESTATION_TYPES = ['generic', 'junit', 'snyk', 'pull_request', 'jira', 'custom'] as const;
 export type AttestationType = (typeof ATTESTATION_TYPES)[number];
 
 export type AttestationData = {

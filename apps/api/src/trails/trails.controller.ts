@@ -9,6 +9,11 @@ import type { AuthenticatedRequest } from '../accounts/auth.guard';
 import type { FlowTemplate } from '../flows/flow-template';
 import { FLOWS, flowId } from '../flows/flows.projection';
 import { parseAttestation } from './attestation-types';
+import {
+  ATTESTATION_TYPES_COLLECTION,
+  attestationTypeId,
+} from '../attestation-types/attestation-types.projection';
+import { evaluateCustom } from '../attestation-types/custom-evaluation';
 import { trailDecider } from './trail.decider';
 import { ATTESTATION_TYPES, AttestationType, trailStream } from './trail.events';
 import { trailCompliance, TrailView } from './trail.view';
@@ -150,6 +155,7 @@ export class TrailsController {
     const parsed = parseAttestation(type as AttestationType, body);
     if ('errors' in parsed) throw new ApiError(400, 'Input payload validation failed', parsed.errors);
     await this.flow(org, flow);
+    if (type === 'custom') Object.assign(parsed, await this.custom(org, parsed.evidence));
     const attestation = {
       id: randomUUID(),
       name: parsed.name,
@@ -170,6 +176,29 @@ export class TrailsController {
     res.status(201);
     const { artifact_fingerprint, ...rest } = attestation;
     return { ...rest, ...(artifact_fingerprint ? { artifact_fingerprint } : {}), flow, trail };
+  }
+
+  /** A custom attestation: its type must exist and be live; compliant when the data passes its schema and jq rules. */
+  private async custom(org: string, evidence: Record<string, unknown>) {
+    const typeName = evidence.type_name as string;
+    const type = await this.reads
+      .collection(ATTESTATION_TYPES_COLLECTION)
+      .findOne({ _id: attestationTypeId(org, typeName) });
+    if (!type) throw new ApiError(404, 'Custom attestation type not found');
+    if (type.archived) {
+      throw new ApiError(400, `Custom attestation type '${typeName}' is archived`, {
+        type_name: `'${typeName}' is archived and takes no new attestations`,
+      });
+    }
+    const verdict = await evaluateCustom(
+      type.schema as Record<string, unknown>,
+      type.jq_rules as string[],
+      evidence.attestation_data,
+    );
+    return {
+      compliant: verdict.compliant,
+      evidence: { ...evidence, schema_errors: verdict.schema_errors, rule_results: verdict.rule_results },
+    };
   }
 
   private async flow(org: string, flow: string): Promise<Doc> {
