@@ -8,7 +8,11 @@ import type { Projection } from '../../projections/src/projection';
  * Runs a process without HTTP (projector, worker): the platform for `role`
  * plus the given modules, until SIGTERM/SIGINT.
  */
-export function runBackgroundProcess(role: Role, projections: Projection[], imports: (Type | DynamicModule)[] = []): void {
+export function runBackgroundProcess(
+  role: Role,
+  projections: Projection[],
+  imports: (Type | DynamicModule)[] = [],
+): void {
   @Module({ imports: [PlatformModule.forRoot({ config: loadConfig(), role, projections }), ...imports] })
   class BackgroundProcessModule {}
   (async () => {

@@ -1,5 +1,8 @@
 import { Body, Controller, Get, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { PdfRenderer } from '../../../../libs/reports/src/pdf-renderer';
+import { PDF_RENDERER } from './pdf-renderer.provider';
+import { trailAuditHtml } from './trail-audit-report';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import type { EventMetadata } from '../../../../libs/event-store/src';
@@ -36,6 +39,7 @@ export class TrailsController {
   constructor(
     private readonly executor: CommandExecutor,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(PDF_RENDERER) private readonly pdf: PdfRenderer,
   ) {}
 
   @Put('trails/:org/:flow')
@@ -89,6 +93,36 @@ export class TrailsController {
   @Requires('reader')
   async readTrail(@Param('org') org: string, @Param('flow') flow: string, @Param('trail') trail: string) {
     return this.trailWithCompliance(org, flow, trail);
+  }
+
+  /** Endpoint 13: the trail audit report as PDF. */
+  @Get('trails/:org/:flow/:trail/audit_pdf')
+  @Requires('reader')
+  @ApiProduces('application/pdf')
+  async auditPdf(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('trail') trail: string,
+    @Res() res: Response,
+  ) {
+    const flowDoc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
+    const doc = flowDoc
+      ? await this.reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) })
+      : null;
+    if (!flowDoc || !doc) throw new ApiError(404, 'Flow or trail not found');
+    const view = plain(doc) as unknown as TrailView;
+    const now = Date.now() / 1000;
+    const pdf = await this.pdf.render(
+      trailAuditHtml(view, trailCompliance(view, flowDoc.template as FlowTemplate | null), now, now),
+    );
+    res
+      .status(200)
+      .type('application/pdf')
+      .setHeader(
+        'Content-Disposition',
+        `attachment; filename="${`${flow}-${trail}`.replace(/[^\w.-]/g, '_')}-audit.pdf"`,
+      );
+    res.send(pdf);
   }
 
   @Post('artifacts/:org/:flow')

@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { Browser } from 'puppeteer-core';
+
+/** HTML → PDF. The adapter is Chromium driven by puppeteer-core. */
+export interface PdfRenderer {
+  render(html: string): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+/** PUPPETEER_EXECUTABLE_PATH, else the system's chromium. */
+export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PUPPETEER_EXECUTABLE_PATH) return env.PUPPETEER_EXECUTABLE_PATH;
+  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
+    try {
+      return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
+    } catch {
+      // next candidate
+    }
+  }
+  throw new Error('no Chromium found: set PUPPETEER_EXECUTABLE_PATH or run `npm run setup`');
+}
+
+/**
+ * A warm Chromium: launched on first use, reused, relaunched after a crash.
+ * Pages run no JavaScript and may fetch nothing (every request but the page
+ * itself is aborted).
+ */
+export class ChromiumPdfRenderer implements PdfRenderer {
+  private browser?: Promise<Browser>;
+  private profile?: string;
+
+  /** The executable is looked up at first use, so a service without Chromium starts and answers everything else. */
+  constructor(private readonly executablePath?: string) {}
+
+  /** The browser's process id (for the crash test). */
+  async pid(): Promise<number | undefined> {
+    return (await this.launch()).process()?.pid;
+  }
+
+  private launch(): Promise<Browser> {
+    if (!this.browser) {
+      this.profile = mkdtempSync(join(tmpdir(), 'des-chromium-'));
+      const launching = puppeteer.launch({
+        executablePath: this.executablePath ?? chromiumPath(),
+        headless: true,
+        userDataDir: this.profile,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-dev-shm-usage',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--disable-quic',
+          '--no-first-run',
+        ],
+      });
+      this.browser = launching;
+      launching.then(
+        (browser) => browser.once('disconnected', () => this.forget(launching)),
+        () => this.forget(launching),
+      );
+    }
+    return this.browser;
+  }
+
+  private forget(which: Promise<Browser>): void {
+    if (this.browser === which) this.browser = undefined;
+  }
+
+  async render(html: string): Promise<Buffer> {
+    try {
+      return await this.renderOnce(html);
+    } catch (error) {
+      // A browser that died under us is relaunched once.
+      if (this.browser) throw error;
+      return this.renderOnce(html);
+    }
+  }
+
+  private async renderOnce(html: string): Promise<Buffer> {
+    const browser = await this.launch();
+    const page = await browser.newPage();
+    try {
+      await page.setJavaScriptEnabled(false);
+      await page.setRequestInterception(true);
+      page.on('request', (request) => {
+        if (request.isNavigationRequest() && request.url() === 'about:blank') void request.continue();
+        else void request.abort();
+      });
+      await page.setContent(html, { waitUntil: 'load' });
+      return Buffer.from(
+        await page.pdf({
+          format: 'A4',
+          printBackground: true,
+          margin: { top: '16mm', bottom: '16mm', left: '14mm', right: '14mm' },
+        }),
+      );
+    } finally {
+      await page.close().catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    const browser = this.browser;
+    this.browser = undefined;
+    if (browser) await (await browser).close().catch(() => undefined);
+    if (this.profile) rmSync(this.profile, { recursive: true, force: true });
+  }
+}

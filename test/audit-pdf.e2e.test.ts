@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import type { Response } from 'superagent';
+import { PDF_RENDERER } from '../apps/api/src/trails/pdf-renderer.provider';
+import type { ChromiumPdfRenderer } from '../libs/reports/src/pdf-renderer';
+import { Mode, startApp, TestApp } from './support/app';
+
+const FP = 'ab'.repeat(32);
+const HOSTILE = '<script>alert("pwned")</script> & <b>bold</b>';
+
+const binary = (res: Response, done: (err: Error | null, body: Buffer) => void) => {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => done(null, Buffer.concat(chunks)));
+};
+const textOf = (pdf: Buffer) => {
+  const r = spawnSync('pdftotext', ['-layout', '-', '-'], { input: pdf, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+};
+
+for (const mode of ['embedded', 'server'] as Mode[]) {
+  describe(`trail audit PDF (${mode} mode)`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startApp({ mode });
+      await t.http.put('/api/v2/flows/acme').send({ name: 'payments' });
+      await t.http.put('/api/v2/trails/acme/payments').send({
+        name: 'release-7',
+        description: HOSTILE,
+        git_commit_info: { sha1: 'deadbeefcafe', message: 'Ship it', author: 'grace', branch: 'main' },
+      });
+      await t.http
+        .post('/api/v2/artifacts/acme/payments')
+        .send({ fingerprint: FP, filename: 'payments.jar', trail_name: 'release-7' });
+      await t.http
+        .post('/api/v2/attestations/acme/payments/trail/release-7/junit')
+        .send({
+          attestation_name: 'unit-tests',
+          junit_results: [{ name: 'all', tests: 10, failures: 0, errors: 0 }],
+        });
+      await t.http
+        .post('/api/v2/attestations/acme/payments/trail/release-7/snyk')
+        .send({
+          attestation_name: 'dependency-scan',
+          artifact_fingerprint: FP,
+          snyk_results: { vulnerabilities: [{ id: 'SNYK-JAVA-1' }] },
+        });
+    });
+    after(async () => t.close());
+
+    const download = (path = '/api/v2/trails/acme/payments/release-7/audit_pdf') =>
+      t.http.get(path).buffer(true).parse(binary);
+
+    it('renders the trail: commit, compliance, artifacts, every attestation with its status, values as text', async () => {
+      const res = await download();
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-type'], 'application/pdf');
+      const pdf = res.body as Buffer;
+      assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
+      const text = textOf(pdf);
+      for (const expected of [
+        'Trail audit report',
+        'acme',
+        'payments',
+        'release-7',
+        'deadbeefcafe',
+        'Ship it',
+        'payments.jar',
+        FP,
+      ]) {
+        assert.ok(text.includes(expected), `PDF shows ${expected}`);
+      }
+      assert.match(text, /unit-tests\s+junit\s+COMPLIANT/);
+      assert.match(text, /dependency-scan\s+snyk\s+NON-COMPLIANT/);
+      assert.match(text, /Compliance\s+NON-COMPLIANT/);
+      assert.ok(text.includes('<script>alert("pwned")</script>'), 'the script is shown as text, not run');
+      assert.ok(text.includes('<b>bold</b>'));
+      assert.match(text, /Timeline/);
+    });
+
+    it('answers 404 `Flow or trail not found` for either', async () => {
+      for (const path of [
+        '/api/v2/trails/acme/ghost/release-7/audit_pdf',
+        '/api/v2/trails/acme/payments/ghost/audit_pdf',
+      ]) {
+        const res = await t.http.get(path);
+        assert.deepEqual([res.status, res.body], [404, { message: 'Flow or trail not found', errors: null }]);
+      }
+    });
+
+    it('recovers from a browser crash on the next request', async () => {
+      const renderer = t.app.get<ChromiumPdfRenderer>(PDF_RENDERER);
+      const pid = await renderer.pid();
+      assert.ok(pid);
+      process.kill(pid!, 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 300));
+      const res = await download();
+      assert.equal(res.status, 200);
+      assert.ok(textOf(res.body as Buffer).includes('release-7'));
+      assert.notEqual(await renderer.pid(), pid, 'a new browser was launched');
+    });
+  });
+}
