@@ -34,19 +34,15 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       await t.http
         .post('/api/v2/artifacts/acme/payments')
         .send({ fingerprint: FP, filename: 'payments.jar', trail_name: 'release-7' });
-      await t.http
-        .post('/api/v2/attestations/acme/payments/trail/release-7/junit')
-        .send({
-          attestation_name: 'unit-tests',
-          junit_results: [{ name: 'all', tests: 10, failures: 0, errors: 0 }],
-        });
-      await t.http
-        .post('/api/v2/attestations/acme/payments/trail/release-7/snyk')
-        .send({
-          attestation_name: 'dependency-scan',
-          artifact_fingerprint: FP,
-          snyk_results: { vulnerabilities: [{ id: 'SNYK-JAVA-1' }] },
-        });
+      await t.http.post('/api/v2/attestations/acme/payments/trail/release-7/junit').send({
+        attestation_name: 'unit-tests',
+        junit_results: [{ name: 'all', tests: 10, failures: 0, errors: 0 }],
+      });
+      await t.http.post('/api/v2/attestations/acme/payments/trail/release-7/snyk').send({
+        attestation_name: 'dependency-scan',
+        artifact_fingerprint: FP,
+        snyk_results: { vulnerabilities: [{ id: 'SNYK-JAVA-1' }] },
+      });
     });
     after(async () => t.close());
 

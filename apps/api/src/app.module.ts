@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Projection } from '../../../libs/projections/src';
 import { Config, PlatformModule, Role, runs } from '../../../libs/platform/src';
 import { WorkerModule } from '../../worker/src/worker.module';
-import { allProjections } from './projections';
+import { allProjections, allReactions } from './projections';
 import { AccountsModule } from './accounts/accounts.module';
 import { EnvironmentsModule } from './environments/environments.module';
 import { EvidenceModule } from './trails/evidence.module';
@@ -53,6 +53,7 @@ export class AppModule {
           config: options.config,
           role: options.role,
           projections: options.projections ?? allProjections,
+          reactions: allReactions,
           http: true,
         }),
         ...(runs(options.role, 'worker') ? [WorkerModule.register()] : []),

@@ -1,4 +1,5 @@
-import { Projection, streamStatsProjection } from '../../../libs/projections/src';
+import { Projection, Reaction, streamStatsProjection } from '../../../libs/projections/src';
+import { provenanceReaction } from './trails/provenance.reaction';
 import { accountsProjection } from './accounts/accounts.projection';
 import { environmentsProjection } from './environments/environments.projection';
 import { flowsProjection } from './flows/flows.projection';
@@ -14,3 +15,6 @@ export const allProjections: Projection[] = [
   trailsProjection,
   attestationTypesProjection,
 ];
+
+/** Every reaction: run by the projector after each batch. */
+export const allReactions: Reaction[] = [provenanceReaction];

@@ -1,6 +1,8 @@
 import { runBackgroundProcess } from '../../../libs/platform/src/background-process';
-import { allProjections } from '../../api/src/projections';
+import { allProjections, allReactions } from '../../api/src/projections';
 import { WorkerModule } from './worker.module';
 
 /** `npm run start:worker`: consumes the job queues (BullMQ in server mode). */
-runBackgroundProcess('worker', allProjections, [WorkerModule.register()]);
+runBackgroundProcess('worker', { projections: allProjections, reactions: allReactions }, [
+  WorkerModule.register(),
+]);

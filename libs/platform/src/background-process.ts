@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { loadConfig, Role } from './config';
 import { PlatformModule } from './platform.module';
 import type { Projection } from '../../projections/src/projection';
+import type { Reaction } from '../../projections/src/reaction';
 
 /**
  * Runs a process without HTTP (projector, worker): the platform for `role`
@@ -10,10 +11,10 @@ import type { Projection } from '../../projections/src/projection';
  */
 export function runBackgroundProcess(
   role: Role,
-  projections: Projection[],
+  read: { projections: Projection[]; reactions: Reaction[] },
   imports: (Type | DynamicModule)[] = [],
 ): void {
-  @Module({ imports: [PlatformModule.forRoot({ config: loadConfig(), role, projections }), ...imports] })
+  @Module({ imports: [PlatformModule.forRoot({ config: loadConfig(), role, ...read }), ...imports] })
   class BackgroundProcessModule {}
   (async () => {
     const app = await NestFactory.createApplicationContext(BackgroundProcessModule, {

@@ -1,13 +1,21 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { EventStore } from '../../event-store/src';
 import type { Jobs } from '../../jobs/src';
-import { CheckpointPoller, Lease, ProjectionProgress, Projection, Projector } from '../../projections/src';
+import {
+  CheckpointPoller,
+  Lease,
+  ProjectionProgress,
+  Projection,
+  Projector,
+  Reaction,
+} from '../../projections/src';
 import type { ReadStore } from '../../read-store/src';
 import { Config, Role, runs } from './config';
 import { Metrics } from './metrics';
 import { CONFIG, EVENT_STORE, JOBS, READ_STORE, ROLE } from './tokens';
 
 export const PROJECTIONS = Symbol('PROJECTIONS');
+export const REACTIONS = Symbol('REACTIONS');
 
 /**
  * Owns the engines' lifecycle and, in processes that play the projector role,
@@ -31,12 +39,14 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(JOBS) private readonly jobs: Jobs,
     @Inject(PROJECTIONS) projections: Projection[],
+    @Inject(REACTIONS) reactions: Reaction[],
     private readonly metrics: Metrics,
   ) {
     if (runs(role, 'projector')) {
       this.projector = new Projector(events, reads, projections, {
         batchSize: config.projectorBatchSize,
         flushSize: config.projectorFlushSize,
+        reactions,
         logger: { log: (m) => this.logger.log(m), error: (m, e) => this.logger.error({ err: e }, m) },
         afterWrite: crashAfterWrites(process.env.DES_FAULT_KILL_AFTER_WRITES),
       });

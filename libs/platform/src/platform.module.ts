@@ -1,12 +1,12 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import type { Projection } from '../../projections/src';
+import type { Projection, Reaction } from '../../projections/src';
 import { CommandExecutor } from './command-executor';
 import { Config, Role } from './config';
 import { openEngines } from './engines';
 import { HealthController } from './health.controller';
 import { Metrics } from './metrics';
-import { PROJECTIONS, PlatformRuntime } from './platform-runtime';
+import { PROJECTIONS, PlatformRuntime, REACTIONS } from './platform-runtime';
 import { CONFIG, EVENT_STORE, JOBS, PROJECTION_PROGRESS, READ_STORE, ROLE } from './tokens';
 
 const ENGINES = Symbol('ENGINES');
@@ -16,6 +16,8 @@ export interface PlatformOptions {
   config: Config;
   role: Role;
   projections: Projection[];
+  /** Reactions the projector runs after each batch (processes playing the projector role). */
+  reactions?: Reaction[];
   /** Serve health and metrics over HTTP (API processes). */
   http?: boolean;
 }
@@ -33,6 +35,7 @@ export class PlatformModule {
         { provide: CONFIG, useValue: options.config },
         { provide: ROLE, useValue: options.role },
         { provide: PROJECTIONS, useValue: options.projections },
+        { provide: REACTIONS, useValue: options.reactions ?? [] },
         { provide: ENGINES, useFactory: () => openEngines(options.config) },
         { provide: EVENT_STORE, useFactory: (e: Engines) => e.events, inject: [ENGINES] },
         { provide: READ_STORE, useFactory: (e: Engines) => e.reads, inject: [ENGINES] },

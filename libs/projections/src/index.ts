@@ -4,3 +4,4 @@ export * from './guarded-write';
 export * from './projector';
 export * from './lease';
 export { streamStatsProjection } from './stream-stats.projection';
+export * from './reaction';

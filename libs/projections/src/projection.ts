@@ -11,6 +11,7 @@ export interface DocWrite {
 /** Reads the projection may need to compute its writes (e.g. denormalised names). */
 export interface ProjectionReads {
   get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
+  find<T extends Doc = Doc>(collection: string, filter: Record<string, unknown>): Promise<T[]>;
 }
 
 /**

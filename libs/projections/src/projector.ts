@@ -3,6 +3,7 @@ import type { Doc, ReadStore } from '../../read-store/src/read-store.port';
 import { PositionedWrite, applyAllOnce } from './guarded-write';
 import { CHECKPOINTS, DocWrite, Projection, ProjectionReads, declareCollections } from './projection';
 import { ProjectionProgress, PositionWaiters } from './progress';
+import type { Reaction } from './reaction';
 
 export interface ProjectorLogger {
   log(message: string): void;
@@ -16,6 +17,8 @@ export interface ProjectorOptions {
   afterWrite?: (write: DocWrite) => void;
   /** Most writes sent to the read store in one round trip (default 100). */
   flushSize?: number;
+  /** Reactions run after each batch's projections, with checkpoints of their own. */
+  reactions?: Reaction[];
 }
 
 interface Checkpoint extends Doc {
@@ -47,7 +50,18 @@ export class Projector implements ProjectionProgress {
         await this.flush();
         return this.store.collection(collection).findOne({ _id: id }) as never;
       },
+      find: async (collection, filter) => {
+        await this.flush();
+        return this.store.collection(collection).find(filter) as never;
+      },
     };
+  }
+
+  private names(): string[] {
+    return [
+      ...this.projections.map((p) => p.name),
+      ...(this.options.reactions ?? []).map((r) => `reaction:${r.name}`),
+    ];
   }
 
   /** The lowest position every projection has applied. */
@@ -58,8 +72,8 @@ export class Projector implements ProjectionProgress {
   async start(): Promise<void> {
     await declareCollections(this.store, this.projections);
     const saved = await this.store.collection<Checkpoint>(CHECKPOINTS).find({});
-    for (const p of this.projections) {
-      this.checkpoints.set(p.name, saved.find((c) => c._id === p.name)?.position ?? 0);
+    for (const name of this.names()) {
+      this.checkpoints.set(name, saved.find((c) => c._id === name)?.position ?? 0);
     }
     const from = Math.min(...this.checkpoints.values(), Number.MAX_SAFE_INTEGER);
     this.waiters.advance(from === Number.MAX_SAFE_INTEGER ? 0 : from);
@@ -99,6 +113,7 @@ export class Projector implements ProjectionProgress {
       .deleteMany({ _id: { $in: this.projections.map((p) => p.name) } });
     this.checkpoints.clear();
     for (const p of this.projections) this.checkpoints.set(p.name, 0);
+    // Reactions keep their checkpoints: what they appended is in the log already.
     this.waiters.reset();
     await declareCollections(this.store, this.projections);
     const head = await this.events.head();
@@ -107,7 +122,7 @@ export class Projector implements ProjectionProgress {
     for (;;) {
       const batch = await this.events.readAll(after, this.batchSize);
       if (batch.length === 0 || batch[0].position > head.position) break;
-      await this.apply(batch);
+      await this.project(batch); // reactions are not re-run: their events are in the log already
       after = batch[batch.length - 1].position;
       done += batch.length;
       onProgress?.(done, done);
@@ -136,6 +151,33 @@ export class Projector implements ProjectionProgress {
   }
 
   private async apply(batch: StoredEvent[]): Promise<void> {
+    await this.project(batch);
+    await this.react(batch);
+  }
+
+  /** Reactions see the read models as of the end of the batch; their appends are idempotent by event id. */
+  private async react(batch: StoredEvent[]): Promise<void> {
+    const reactions = this.options.reactions ?? [];
+    if (reactions.length === 0) return;
+    const last = batch[batch.length - 1].position;
+    const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
+    for (const reaction of reactions) {
+      const key = `reaction:${reaction.name}`;
+      const done = this.checkpoints.get(key) ?? 0;
+      for (const event of batch) {
+        if (event.position <= done) continue;
+        for (const output of await reaction.react(event, this.reads)) {
+          if (output.events.length) await this.events.append(output.stream, output.events, 'any');
+        }
+      }
+      if (done < last) {
+        await checkpoints.updateOne({ _id: key }, { $max: { position: last } }, { upsert: true });
+        this.checkpoints.set(key, last);
+      }
+    }
+  }
+
+  private async project(batch: StoredEvent[]): Promise<void> {
     try {
       for (const event of batch) {
         for (const projection of this.projections) {

@@ -1,5 +1,6 @@
 import { microsToSeconds } from '../../../../libs/event-store/src/microseconds';
-import type { DocWrite, Projection } from '../../../../libs/projections/src/projection';
+import type { StoredEvent } from '../../../../libs/event-store/src';
+import type { DocWrite, Projection, ProjectionReads } from '../../../../libs/projections/src/projection';
 import type { EnvironmentEvent, SnapshotEntry } from './environment.decider';
 import { imageName } from './k8s-report';
 
@@ -26,7 +27,7 @@ export const environmentsProjection: Projection = {
     { name: DEPLOYMENTS, indexes: [{ name: 'by_env_time', keys: { org: 1, env_name: 1, deployed_at: -1 } }] },
     { name: ENVIRONMENT_EVENTS, indexes: [{ name: 'by_env_seq', keys: { org: 1, environment: 1, seq: 1 } }] },
   ],
-  project(stored) {
+  project(stored, reads) {
     const org = stored.metadata.org as string;
     const at = microsToSeconds(stored.recordedAt);
     const event = { type: stored.type, data: stored.data } as EnvironmentEvent;
@@ -104,10 +105,66 @@ export const environmentsProjection: Projection = {
         return writes;
       }
       default:
-        return [];
+        return provenance(stored, reads);
     }
   },
 };
+
+interface Running {
+  fingerprint: string;
+  environment: string;
+  snapshot_index: number;
+  flow: string;
+  trail: string;
+  commit: { sha1: string } | null;
+  repo: { name: string; url?: string } | null;
+}
+
+/**
+ * The provenance reaction's trail events: the deployment and the audit rows
+ * of that artifact learn its commit, flow, trail and repository; a deployment
+ * that replaced another gets a compare link where the repository URL allows.
+ */
+async function provenance(stored: StoredEvent, reads: ProjectionReads): Promise<DocWrite[]> {
+  if (stored.type !== 'artifact_started_running' && stored.type !== 'artifact_stopped_running') return [];
+  const org = stored.metadata.org as string;
+  const r = stored.data as unknown as Running;
+  const snapshot = snapshotId(org, r.environment, r.snapshot_index);
+  const names = {
+    $addToSet: {
+      flow_names: r.flow,
+      trail_names: r.trail,
+      ...(r.repo?.name ? { repo_names: r.repo.name } : {}),
+    },
+  };
+  const started = stored.type === 'artifact_started_running';
+  const writes: DocWrite[] = [
+    {
+      collection: ENVIRONMENT_EVENTS,
+      id: `${snapshot}/${started ? 'started' : 'exited'}/${r.fingerprint}`,
+      update: { ...names, $set: { commit: r.commit?.sha1 ?? null } },
+    },
+  ];
+  if (!started) return writes;
+  const deploymentId = `${snapshot}/${r.fingerprint}`;
+  const set: Record<string, unknown> = { commit: r.commit, repo_url: r.repo?.url ?? null };
+  const deployment = await reads.get(DEPLOYMENTS, deploymentId);
+  const replaced = deployment?.replaced_artifact as
+    { fingerprint: string; snapshot_index: number } | null | undefined;
+  if (replaced) {
+    const before = await reads.get(
+      DEPLOYMENTS,
+      `${snapshotId(org, r.environment, replaced.snapshot_index)}/${replaced.fingerprint}`,
+    );
+    const old = before?.commit as { sha1: string } | null | undefined;
+    set['replaced_artifact.commit'] = old ?? null;
+    if (old?.sha1 && r.commit?.sha1 && /^https?:\/\//.test(r.repo?.url ?? '')) {
+      set.diff_url = `${r.repo!.url!.replace(/\/$/, '')}/compare/${old.sha1}...${r.commit.sha1}`;
+    }
+  }
+  writes.push({ collection: DEPLOYMENTS, id: deploymentId, update: { ...names, $set: set } });
+  return writes;
+}
 
 function deployment(
   org: string,
@@ -132,6 +189,9 @@ function deployment(
         instances: entry.instances,
         compliance: null,
         commit: null,
+        flow_names: [],
+        trail_names: [],
+        repo_names: [],
         replaced_artifact: replaced
           ? {
               fingerprint: replaced.fingerprint,

@@ -27,6 +27,8 @@ export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
       case 'artifact_reported':
         return { ...state, artifacts: { ...state.artifacts, [event.data.fingerprint]: event.data } };
       case 'attestation_reported':
+      case 'artifact_started_running':
+      case 'artifact_stopped_running':
         return state;
     }
   },

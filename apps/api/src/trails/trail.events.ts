@@ -49,7 +49,21 @@ export type AttestationData = {
   evidence: Record<string, unknown>;
 };
 
+/** Where a trail's artifact runs: appended by the provenance reaction from environment snapshots. */
+export type RunningData = {
+  fingerprint: string;
+  environment: string;
+  snapshot_index: number;
+  artifact_name: string;
+  flow: string;
+  trail: string;
+  commit: GitCommitInfo | null;
+  repo: RepoInfo | null;
+};
+
 export type TrailEvent =
+  | DomainEvent<'artifact_started_running', RunningData>
+  | DomainEvent<'artifact_stopped_running', RunningData>
   | DomainEvent<'trail_reported', TrailData>
   | DomainEvent<'trail_updated', TrailData>
   | DomainEvent<'artifact_reported', ArtifactData>

@@ -7,9 +7,18 @@ export interface AttestationView extends Omit<AttestationData, 'artifact_fingerp
   reported_at: number;
 }
 
+export interface RunningPlace {
+  environment: string;
+  snapshot_index: number;
+  since: number;
+}
+
 export interface ArtifactView extends ArtifactData {
   reported_at: number;
   attestations: Record<string, AttestationView>;
+  /** Where it runs now, and where it ran (environment + snapshot index). */
+  running: RunningPlace[];
+  exited: (RunningPlace & { until: number })[];
 }
 
 export interface TimelineEntry {
@@ -62,6 +71,8 @@ export function evolveTrailView(
         ...event.data,
         reported_at: at,
         attestations: existing?.attestations ?? {},
+        running: existing?.running ?? [],
+        exited: existing?.exited ?? [],
       };
       return {
         ...view,
@@ -99,6 +110,31 @@ export function evolveTrailView(
             : a,
         ),
         events: timeline(`${summary} (artifact ${artifact_fingerprint.slice(0, 12)})`),
+      };
+    }
+    case 'artifact_started_running':
+    case 'artifact_stopped_running': {
+      const { fingerprint, environment, snapshot_index } = event.data;
+      const started = event.type === 'artifact_started_running';
+      return {
+        ...view,
+        artifacts: view.artifacts.map((a) => {
+          if (a.fingerprint !== fingerprint) return a;
+          const running = (a.running ?? []).filter((r) => r.environment !== environment);
+          if (started) return { ...a, running: [...running, { environment, snapshot_index, since: at }] };
+          const was = (a.running ?? []).find((r) => r.environment === environment);
+          return {
+            ...a,
+            running,
+            exited: [
+              ...(a.exited ?? []),
+              { environment, snapshot_index, since: was?.since ?? at, until: at },
+            ],
+          };
+        }),
+        events: timeline(
+          `${event.data.artifact_name} ${started ? 'started running in' : 'stopped running in'} ${environment} (snapshot ${snapshot_index})`,
+        ),
       };
     }
     default:

@@ -19,7 +19,7 @@ import {
 import { evaluateCustom } from '../attestation-types/custom-evaluation';
 import { trailDecider } from './trail.decider';
 import { ATTESTATION_TYPES, AttestationType, trailStream } from './trail.events';
-import { trailCompliance, TrailView } from './trail.view';
+import { ArtifactView, trailCompliance, TrailView } from './trail.view';
 import { PutTrailDto, ReportArtifactDto } from './trails.dto';
 import { ARTIFACTS, artifactId, TRAILS, trailId } from './trails.projection';
 
@@ -255,9 +255,14 @@ export class TrailsController {
     const trail = await this.reads
       .collection(TRAILS)
       .findOne({ _id: trailId(org, flow, doc.trail as string) });
-    const inTrail = (trail?.artifacts as { fingerprint: string; attestations: unknown }[] | undefined)?.find(
+    const inTrail = (trail?.artifacts as ArtifactView[] | undefined)?.find(
       (a) => a.fingerprint === fingerprint,
     );
-    return { ...plain(doc), attestations: inTrail?.attestations ?? {}, running: [], exited: [] };
+    return {
+      ...plain(doc),
+      attestations: inTrail?.attestations ?? {},
+      running: inTrail?.running ?? [],
+      exited: inTrail?.exited ?? [],
+    };
   }
 }

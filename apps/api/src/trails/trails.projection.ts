@@ -3,6 +3,14 @@ import type { RepoInfo, TrailEvent } from './trail.events';
 import { evolveTrailView, TrailView } from './trail.view';
 
 export const TRAILS = 'trails';
+const TRAIL_VIEW_EVENTS: string[] = [
+  'trail_reported',
+  'trail_updated',
+  'artifact_reported',
+  'attestation_reported',
+  'artifact_started_running',
+  'artifact_stopped_running',
+];
 export const ARTIFACTS = 'artifacts';
 export const REPOS = 'repos';
 
@@ -44,10 +52,7 @@ export const trailsProjection: Projection = {
     if (!stored.stream.startsWith('trail-')) return [];
     const { org, flow, trail } = trailOf(stored.stream);
     const event = { type: stored.type, data: stored.data } as TrailEvent;
-    if (
-      !['trail_reported', 'trail_updated', 'artifact_reported', 'attestation_reported'].includes(event.type)
-    )
-      return [];
+    if (!TRAIL_VIEW_EVENTS.includes(event.type)) return [];
     const id = trailId(org, flow, trail);
     const current = (await reads.get(TRAILS, id)) as (TrailView & { _id?: string; _pos?: number }) | null;
     const previous = current ? (({ _id, _pos, ...view }) => (void _id, void _pos, view))(current) : null;
