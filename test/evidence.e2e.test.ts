@@ -167,6 +167,45 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       );
     });
 
+    it('attests several artifacts at once with target_artifacts', async () => {
+      const second = 'd'.repeat(64);
+      await t.http
+        .post('/api/v2/artifacts/acme/backend')
+        .send({
+          fingerprint: second,
+          filename: 'worker:42',
+          trail_name: 'main-42',
+          template_reference_name: 'worker',
+        });
+      const res = await attest('generic', {
+        attestation_name: 'signed',
+        target_artifacts: ['backend', 'worker'],
+      });
+      assert.equal(res.status, 201);
+      const trail = (await t.http.get('/api/v2/trails/acme/backend/main-42')).body;
+      assert.deepEqual(
+        trail.artifacts.map((a: { filename: string; attestations: Record<string, unknown> }) => [
+          a.filename,
+          'signed' in a.attestations,
+        ]),
+        [
+          ['ghcr.io/acme/backend:42', true],
+          ['worker:42', true],
+        ],
+      );
+      const unknown = await attest('generic', { attestation_name: 'signed', target_artifacts: ['ghost'] });
+      assert.deepEqual(
+        [unknown.status, unknown.body.message, Object.keys(unknown.body.errors)],
+        [404, 'Artifact not found in trail', ['target_artifacts[0]']],
+      );
+      const both = await attest('generic', {
+        attestation_name: 'x',
+        artifact_fingerprint: FP,
+        target_artifacts: ['backend'],
+      });
+      assert.deepEqual([both.status, Object.keys(both.body.errors)], [400, ['target_artifacts']]);
+    });
+
     it('follows the attestations made when the flow has no template', async () => {
       await t.http.put('/api/v2/flows/acme').send({ name: 'docs' });
       await t.http.put('/api/v2/trails/acme/docs').send({ name: 'v1' });

@@ -6,6 +6,12 @@ const common = {
   attestation_name: { type: 'string', pattern: NAME, maxLength: 128 },
   description: { type: 'string', maxLength: 5000 },
   artifact_fingerprint: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  target_artifacts: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 100,
+    items: { type: 'string', minLength: 1, maxLength: 256 },
+  },
   origin_url: { type: 'string', maxLength: 2048 },
   user_data: { type: 'object' },
 };
@@ -123,6 +129,7 @@ export interface ParsedAttestation {
   name: string;
   compliant: boolean;
   artifactFingerprint: string | null;
+  targets: string[];
   description: string;
   originUrl: string | null;
   userData: Record<string, unknown>;
@@ -150,11 +157,23 @@ export function parseAttestation(
     return { errors };
   }
   const valid = body as Body;
-  const { attestation_name, description, artifact_fingerprint, origin_url, user_data, ...evidence } = valid;
+  const {
+    attestation_name,
+    description,
+    artifact_fingerprint,
+    target_artifacts,
+    origin_url,
+    user_data,
+    ...evidence
+  } = valid;
+  if (artifact_fingerprint !== undefined && target_artifacts !== undefined) {
+    return { errors: { target_artifacts: 'give artifact_fingerprint or target_artifacts, not both' } };
+  }
   return {
     name: attestation_name as string,
     compliant: TYPES[type].compliant(valid),
     artifactFingerprint: (artifact_fingerprint as string | undefined) ?? null,
+    targets: (target_artifacts as string[] | undefined) ?? [],
     description: (description as string | undefined) ?? '',
     originUrl: (origin_url as string | undefined) ?? null,
     userData: (user_data as Record<string, unknown> | undefined) ?? {},

@@ -5,7 +5,12 @@ import type { ArtifactData, AttestationData, TrailData, TrailEvent } from './tra
 export type TrailCommand =
   | { kind: 'put_trail'; trail: TrailData }
   | { kind: 'report_artifact'; artifact: ArtifactData }
-  | { kind: 'report_attestation'; attestation: AttestationData };
+  | {
+      kind: 'report_attestation';
+      attestation: AttestationData;
+      /** Artifacts of the trail to attest, by template reference name or fingerprint (instead of one fingerprint). */
+      targets?: string[];
+    };
 
 export interface TrailState {
   exists: boolean;
@@ -50,7 +55,26 @@ export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
             artifact_fingerprint: `no artifact ${fingerprint} was reported in this trail`,
           });
         }
-        return [{ type: 'attestation_reported', data: command.attestation }];
+        if (!command.targets?.length) return [{ type: 'attestation_reported', data: command.attestation }];
+        const artifacts = Object.values(state.artifacts);
+        return command.targets.flatMap((target, i) => {
+          const matches = artifacts.filter(
+            (a) => a.template_reference_name === target || a.fingerprint === target,
+          );
+          if (matches.length === 0) {
+            throw new DomainError(404, 'Artifact not found in trail', {
+              [`target_artifacts[${i}]`]: `no artifact '${target}' was reported in this trail`,
+            });
+          }
+          return matches.map((a) => ({
+            type: 'attestation_reported' as const,
+            data: {
+              ...command.attestation,
+              id: `${command.attestation.id}/${a.fingerprint}`,
+              artifact_fingerprint: a.fingerprint,
+            },
+          }));
+        });
       }
     }
   },

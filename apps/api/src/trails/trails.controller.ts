@@ -204,7 +204,7 @@ export class TrailsController {
     await this.executor.execute(
       trailStream(org, flow, trail),
       trailDecider,
-      { kind: 'report_attestation', attestation },
+      { kind: 'report_attestation', attestation, targets: parsed.targets },
       metadata(req),
     );
     res.status(201);
