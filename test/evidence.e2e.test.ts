@@ -169,14 +169,12 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
 
     it('attests several artifacts at once with target_artifacts', async () => {
       const second = 'd'.repeat(64);
-      await t.http
-        .post('/api/v2/artifacts/acme/backend')
-        .send({
-          fingerprint: second,
-          filename: 'worker:42',
-          trail_name: 'main-42',
-          template_reference_name: 'worker',
-        });
+      await t.http.post('/api/v2/artifacts/acme/backend').send({
+        fingerprint: second,
+        filename: 'worker:42',
+        trail_name: 'main-42',
+        template_reference_name: 'worker',
+      });
       const res = await attest('generic', {
         attestation_name: 'signed',
         target_artifacts: ['backend', 'worker'],

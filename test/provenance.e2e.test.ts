@@ -110,6 +110,33 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.deepEqual([cache.commit, cache.diff_url], [null, null], 'no provenance, no commit');
     });
 
+    it('records `changed` when a running artifact’s trail turns compliant and a snapshot is made', async () => {
+      await eventually(
+        () => trailEvents('build-2'),
+        (e) => e.includes('artifact_started_running'),
+      );
+      const ok = await t.http
+        .post('/api/v2/attestations/acme/shop/trail/build-2/generic')
+        .send({ attestation_name: 'smoke' });
+      assert.equal(ok.status, 201);
+      const res = await t.http
+        .put('/api/v2/environments/acme/prod/report/K8S')
+        .send({ artifacts: [pod('shop:2', B), pod('cache:9', C), pod('queue:3', 'd4'.repeat(32))] });
+      assert.equal(res.status, 201);
+      const changed = (await t.http.get('/api/v2/environments/acme/prod/events?event_types=changed')).body;
+      assert.deepEqual(
+        changed.map((r: { artifact_name: string; snapshot_index: number; flow_names: string[] }) => [
+          r.artifact_name,
+          r.snapshot_index,
+          r.flow_names,
+        ]),
+        [['shop:2', 3, ['shop']]],
+      );
+      const snapshot = (await t.http.get('/api/v2/environments/acme/prod/snapshots/3')).body;
+      const shop2 = snapshot.artifacts.find((a: { artifact_name: string }) => a.artifact_name === 'shop:2');
+      assert.deepEqual([shop2.compliant, shop2.provenance], [true, [{ flow: 'shop', trail: 'build-2' }]]);
+    });
+
     it('filters the audit log by flow, with `no provenance` for artifacts no trail reported', async () => {
       const rows = async (q: string) =>
         parse((await t.http.get(`/api/v2/environments/acme/prod/auditlog?${q}`)).text, {
@@ -117,17 +144,22 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         }) as Record<string, string>[];
       await eventually(
         () => rows('flow_names=shop'),
-        (r) => r.length === 3,
+        (r) => r.length === 4 && r.every((row) => row.event_type === 'changed' || row.commit),
       );
       assert.deepEqual(
         (await rows('flow_names=shop')).map(
           (r) => `${r.event_type} ${r.artifact_name} ${r.commit} ${r.trail_names}`,
         ),
-        ['started shop:1 aaa111 build-1', 'started shop:2 bbb222 build-2', 'exited shop:1 aaa111 build-1'],
+        [
+          'started shop:1 aaa111 build-1',
+          'started shop:2 bbb222 build-2',
+          'exited shop:1 aaa111 build-1',
+          'changed shop:2  build-2',
+        ],
       );
       assert.deepEqual(
         (await rows('flow_names=no provenance')).map((r) => r.artifact_name),
-        ['cache:9'],
+        ['cache:9', 'queue:3'],
       );
       assert.deepEqual(
         (await rows('repo_names=acme/shop&event_types=exited')).map((r) => r.artifact_name),

@@ -94,6 +94,34 @@ describe('environment decider', () => {
     );
   });
 
+  it('records `changed` for a running artifact whose provenance or compliance moved, when a snapshot is made', () => {
+    const [s1] = play([created], [art('a', 'web:1')]);
+    const traced = { ...art('a', 'web:1'), provenance: [{ flow: 'web', trail: 'b1' }], compliant: false };
+    assert.deepEqual(
+      play([created, s1], [traced]),
+      [{ type: 'report_received', data: { name: 'prod', pods: 1 } }],
+      'no snapshot for that alone',
+    );
+    const [s2] = play([created, s1], [traced, art('b', 'db:5')]);
+    assert.ok(s2.type === 'snapshot_created');
+    assert.deepEqual(
+      s2.data.entries.map((e) => [e.event_type, e.artifact_name]),
+      [
+        ['started', 'db:5'],
+        ['changed', 'web:1'],
+      ],
+    );
+    const [s3] = play([created, s1, s2], [{ ...traced, compliant: true }]);
+    assert.ok(s3.type === 'snapshot_created');
+    assert.deepEqual(
+      s3.data.entries.map((e) => [e.event_type, e.artifact_name]),
+      [
+        ['exited', 'db:5'],
+        ['changed', 'web:1'],
+      ],
+    );
+  });
+
   it('refuses reports for unknown, logical and other-type environments', () => {
     const refusal = (events: EnvironmentEvent[]) => {
       try {

@@ -22,7 +22,9 @@ export interface SnapshotArtifact extends RunningArtifact {
 }
 
 export interface SnapshotEntry {
-  event_type: 'started' | 'exited';
+  /** The trails that reported the artifact, as known when the snapshot was made. */
+  provenance?: { flow: string; trail: string }[];
+  event_type: 'started' | 'exited' | 'changed';
   fingerprint: string;
   artifact_name: string;
   instances: number;
@@ -58,6 +60,7 @@ export interface EnvironmentState {
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const provenanceKeys = (a: RunningArtifact) => (a.provenance ?? []).map((p) => `${p.flow}/${p.trail}`).sort();
 
 export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, EnvironmentEvent> = {
   initialState: { exists: false, type: 'K8S', description: '', included: [], lastIndex: 0, running: [] },
@@ -126,6 +129,15 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
         const entries: SnapshotEntry[] = [
           ...artifacts.filter((a) => !previous.has(a.fingerprint)).map((a) => entry('started', a)),
           ...state.running.filter((a) => !current.has(a.fingerprint)).map((a) => entry('exited', a)),
+          // Still running, but its provenance or compliance is not what the last snapshot recorded.
+          ...artifacts
+            .filter((a) => {
+              const before = previous.get(a.fingerprint);
+              if (!before) return false;
+              const compliance = (before.compliant ?? null) !== (a.compliant ?? null);
+              return compliance || !sameSet(provenanceKeys(before), provenanceKeys(a));
+            })
+            .map((a) => entry('changed', a)),
         ];
         return [
           {
@@ -145,5 +157,6 @@ function entry(event_type: SnapshotEntry['event_type'], a: SnapshotArtifact): Sn
     artifact_name: a.artifact_name,
     instances: a.instances,
     since_snapshot: a.since_snapshot,
+    ...(a.provenance?.length ? { provenance: a.provenance } : {}),
   };
 }

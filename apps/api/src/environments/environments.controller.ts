@@ -19,7 +19,11 @@ import {
   SNAPSHOTS,
   snapshotId,
 } from './environments.projection';
-import { parseK8sReport, runningArtifacts } from './k8s-report';
+import { parseK8sReport, RunningArtifact, runningArtifacts } from './k8s-report';
+import type { FlowTemplate } from '../flows/flow-template';
+import { FLOWS, flowId } from '../flows/flows.projection';
+import { trailCompliance, TrailView } from '../trails/trail.view';
+import { ARTIFACTS, TRAILS, trailId } from '../trails/trails.projection';
 
 const DAY = 86_400;
 
@@ -146,7 +150,7 @@ export class EnvironmentsController {
         kind: 'report',
         name: env,
         reportType: 'K8S',
-        artifacts: runningArtifacts(parsed.pods),
+        artifacts: await this.withProvenance(org, runningArtifacts(parsed.pods)),
         pods: parsed.pods.length,
       },
       metadata(req),
@@ -262,6 +266,42 @@ export class EnvironmentsController {
     } finally {
       csv.end();
     }
+  }
+
+  /** Each running fingerprint's trails, and whether they are compliant (for `changed` entries). */
+  private async withProvenance(org: string, running: RunningArtifact[]): Promise<RunningArtifact[]> {
+    if (running.length === 0) return running;
+    const artifacts = await this.reads
+      .collection(ARTIFACTS)
+      .find({ org, fingerprint: { $in: running.map((a) => a.fingerprint) } });
+    if (artifacts.length === 0) return running;
+    const trails = await this.reads
+      .collection(TRAILS)
+      .find({ _id: { $in: artifacts.map((a) => trailId(org, a.flow as string, a.trail as string)) } });
+    const flows = await this.reads
+      .collection(FLOWS)
+      .find({ _id: { $in: [...new Set(artifacts.map((a) => flowId(org, a.flow as string)))] } });
+    const compliance = new Map(
+      trails.map((t) => {
+        const template = (flows.find((f) => f.name === t.flow)?.template as FlowTemplate | null) ?? null;
+        return [
+          `${t.flow}/${t.name}`,
+          trailCompliance(t as unknown as TrailView, template).status === 'COMPLIANT',
+        ];
+      }),
+    );
+    return running.map((a) => {
+      const provenance = artifacts
+        .filter((x) => x.fingerprint === a.fingerprint)
+        .map((x) => ({ flow: x.flow as string, trail: x.trail as string }))
+        .sort((x, y) => `${x.flow}/${x.trail}`.localeCompare(`${y.flow}/${y.trail}`));
+      if (provenance.length === 0) return a;
+      return {
+        ...a,
+        provenance,
+        compliant: provenance.every((p) => compliance.get(`${p.flow}/${p.trail}`) === true),
+      };
+    });
   }
 
   private async environment(org: string, name: string): Promise<Doc> {

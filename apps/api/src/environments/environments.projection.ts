@@ -12,6 +12,8 @@ export const ENVIRONMENT_EVENTS = 'environment_events';
 export const environmentId = (org: string, name: string) => `${org}/${name}`;
 export const snapshotId = (org: string, env: string, index: number) => `${org}/${env}/${index}`;
 
+const unique = (values: string[]) => [...new Set(values)].sort();
+
 /** Row order of the audit log: the event's log position, then the entry's place in it. */
 const sequence = (position: number, i: number) => position * 100_000 + i;
 
@@ -189,8 +191,8 @@ function deployment(
         instances: entry.instances,
         compliance: null,
         commit: null,
-        flow_names: [],
-        trail_names: [],
+        flow_names: unique((entry.provenance ?? []).map((p) => p.flow)),
+        trail_names: unique((entry.provenance ?? []).map((p) => p.trail)),
         repo_names: [],
         replaced_artifact: replaced
           ? {
@@ -229,12 +231,15 @@ function auditRow(
         artifact_name: entry.artifact_name,
         fingerprint: entry.fingerprint,
         instances: entry.instances,
-        flow_names: [],
-        trail_names: [],
+        flow_names: unique((entry.provenance ?? []).map((p) => p.flow)),
+        trail_names: unique((entry.provenance ?? []).map((p) => p.trail)),
         repo_names: [],
         commit: null,
         compliant: null,
-        description: `${entry.artifact_name} ${entry.event_type} (${entry.instances} ${plural})`,
+        description:
+          entry.event_type === 'changed'
+            ? `${entry.artifact_name} changed provenance or compliance (${entry.instances} ${plural})`
+            : `${entry.artifact_name} ${entry.event_type} (${entry.instances} ${plural})`,
       },
     },
   };

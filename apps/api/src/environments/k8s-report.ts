@@ -15,6 +15,10 @@ export interface RunningArtifact {
   artifact_name: string;
   instances: number;
   pods: { pod: string; namespace: string; created_at: number }[];
+  /** The trails that reported this fingerprint (its provenance), when any did. */
+  provenance?: { flow: string; trail: string }[];
+  /** Whether those trails are compliant; null without provenance. */
+  compliant?: boolean | null;
 }
 
 const DIGEST = '^(?:[^\\s]*@)?(?:sha256:)?[0-9a-f]{64}$';
