@@ -4,6 +4,16 @@ import type { DocWrite } from './projection';
 /** Field on every projected document: the global position of the last event applied to it. */
 export const POSITION_FIELD = '_pos';
 
+/** A read-model document as an API shows it: without `_id` and the position guard. */
+export function withoutInternals<T extends { _id?: unknown; [POSITION_FIELD]?: unknown }>(
+  doc: T,
+): Omit<T, '_id' | '_pos'> {
+  const { _id, _pos, ...rest } = doc;
+  void _id;
+  void _pos;
+  return rest;
+}
+
 /** A projection write with the position of the event that caused it. */
 export interface PositionedWrite {
   write: DocWrite;

@@ -1,6 +1,8 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { EventMetadata } from '../../../../libs/event-store/src';
 import { ApiError, READ_STORE } from '../../../../libs/platform/src';
 import type { ReadStore } from '../../../../libs/read-store/src';
 import { accountId, API_KEYS, SERVICE_ACCOUNTS } from './accounts.projection';
@@ -21,6 +23,15 @@ export interface Principal {
 }
 
 export type AuthenticatedRequest = Request & { principal: Principal };
+
+/** Who asked, for the events a request appends. */
+export function requestMetadata(req: AuthenticatedRequest): EventMetadata {
+  return {
+    org: req.principal.org,
+    actor: { kind: 'service_account', name: req.principal.account },
+    correlation_id: String(req.id ?? randomUUID()),
+  };
+}
 
 export const UNAUTHORIZED = 'Invalid or missing API key';
 export const FORBIDDEN = "You don't have permission to access this resource";

@@ -10,7 +10,8 @@ import {
   Requires,
 } from '../../../../libs/platform/src';
 import type { Doc, ReadStore } from '../../../../libs/read-store/src';
-import type { AuthenticatedRequest } from '../accounts/auth.guard';
+import { withoutInternals } from '../../../../libs/projections/src/guarded-write';
+import { AuthenticatedRequest, requestMetadata } from '../accounts/auth.guard';
 import { attestationTypeDecider, attestationTypeStream } from './attestation-type.decider';
 import { ATTESTATION_TYPES_COLLECTION, attestationTypeId } from './attestation-types.projection';
 import { jqRuleProblem, schemaProblems } from './custom-evaluation';
@@ -44,7 +45,11 @@ export class CreateAttestationTypeDto {
   jq_rules?: string[];
 }
 
-export const typeView = ({ _id, _pos, org, ...rest }: Doc) => (void _id, void _pos, void org, rest);
+const typeView = (doc: Doc) => {
+  const { org, ...rest } = withoutInternals(doc);
+  void org;
+  return rest;
+};
 
 @ApiTags('custom attestation types')
 @ApiBearerAuth('bearer')
@@ -82,7 +87,7 @@ export class AttestationTypesController {
         schema: body.schema,
         jqRules: rules,
       },
-      { org, actor: { kind: 'service_account', name: req.principal.account } },
+      requestMetadata(req),
     );
     return typeView(await this.type(org, body.name));
   }
@@ -111,7 +116,7 @@ export class AttestationTypesController {
       attestationTypeStream(org, name),
       attestationTypeDecider,
       { kind: 'archive', name },
-      { org, actor: { kind: 'service_account', name: req.principal.account } },
+      requestMetadata(req),
     );
     return jsonString('Custom attestation type archived');
   }

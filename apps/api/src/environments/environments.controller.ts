@@ -2,12 +2,11 @@ import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nes
 import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import type { EventMetadata } from '../../../../libs/event-store/src';
 import { ApiError, CommandExecutor, jsonString, READ_STORE, Requires } from '../../../../libs/platform/src';
 import type { Doc, ReadStore } from '../../../../libs/read-store/src';
-import type { AuthenticatedRequest } from '../accounts/auth.guard';
+import { withoutInternals } from '../../../../libs/projections/src/guarded-write';
+import { AuthenticatedRequest, requestMetadata } from '../accounts/auth.guard';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { environmentDecider, environmentStream } from './environment.decider';
 import { AuditLogQuery, DeploymentsQuery, EnvironmentView, PutEnvironmentDto } from './environments.dto';
@@ -27,12 +26,6 @@ import { ARTIFACTS, TRAILS, trailId } from '../trails/trails.projection';
 
 const DAY = 86_400;
 
-const metadata = (req: AuthenticatedRequest): EventMetadata => ({
-  org: req.principal.org,
-  actor: { kind: 'service_account', name: req.principal.account },
-  correlation_id: String(req.id ?? randomUUID()),
-});
-
 function environmentView(doc: Doc): EnvironmentView {
   return {
     org: doc.org as string,
@@ -49,8 +42,6 @@ function environmentView(doc: Doc): EnvironmentView {
     included_environments: (doc.included_environments as string[]) ?? [],
   };
 }
-
-const withoutInternals = ({ _id, _pos, ...rest }: Doc) => (void _id, void _pos, rest);
 
 @ApiTags('environments')
 @ApiBearerAuth('bearer')
@@ -83,7 +74,7 @@ export class EnvironmentsController {
         description: body.description ?? '',
         included,
       },
-      metadata(req),
+      requestMetadata(req),
     );
     res.status(done.events[0]?.type === 'environment_created' ? 201 : 200);
     return environmentView(await this.environment(org, body.name));
@@ -153,7 +144,7 @@ export class EnvironmentsController {
         artifacts: await this.withProvenance(org, runningArtifacts(parsed.pods)),
         pods: parsed.pods.length,
       },
-      metadata(req),
+      requestMetadata(req),
     );
     const created = done.events.some((e) => e.type === 'snapshot_created');
     res

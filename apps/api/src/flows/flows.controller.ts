@@ -3,8 +3,9 @@ import { ApiBasicAuth, ApiBearerAuth, ApiProperty, ApiPropertyOptional, ApiTags 
 import { IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import type { Response } from 'express';
 import { ApiError, CommandExecutor, READ_STORE, Requires } from '../../../../libs/platform/src';
-import type { Doc, ReadStore } from '../../../../libs/read-store/src';
-import type { AuthenticatedRequest } from '../accounts/auth.guard';
+import type { ReadStore } from '../../../../libs/read-store/src';
+import { withoutInternals } from '../../../../libs/projections/src/guarded-write';
+import { AuthenticatedRequest, requestMetadata } from '../accounts/auth.guard';
 import { flowDecider, flowStream } from './flow.decider';
 import { FlowTemplate, templateErrors } from './flow-template';
 import { FLOWS, flowId } from './flows.projection';
@@ -39,8 +40,6 @@ export class PutFlowDto {
   tags?: Record<string, string>;
 }
 
-export const flowView = ({ _id, _pos, ...rest }: Doc) => (void _id, void _pos, rest);
-
 @ApiTags('flows')
 @ApiBearerAuth('bearer')
 @ApiBasicAuth('basic')
@@ -72,16 +71,16 @@ export class FlowsController {
         template: body.template ?? null,
         tags: body.tags ?? {},
       },
-      { org, actor: { kind: 'service_account', name: req.principal.account } },
+      requestMetadata(req),
     );
     res.status(done.events[0]?.type === 'flow_created' ? 201 : 200);
-    return flowView((await this.reads.collection(FLOWS).findOne({ _id: flowId(org, body.name) }))!);
+    return withoutInternals((await this.reads.collection(FLOWS).findOne({ _id: flowId(org, body.name) }))!);
   }
 
   @Get(':org')
   @Requires('reader')
   async list(@Param('org') org: string) {
-    return (await this.reads.collection(FLOWS).find({ org }, { sort: { name: 1 } })).map(flowView);
+    return (await this.reads.collection(FLOWS).find({ org }, { sort: { name: 1 } })).map(withoutInternals);
   }
 
   @Get(':org/:flow')
@@ -89,6 +88,6 @@ export class FlowsController {
   async read(@Param('org') org: string, @Param('flow') flow: string) {
     const doc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
     if (!doc) throw new ApiError(404, 'Flow not found');
-    return flowView(doc);
+    return withoutInternals(doc);
   }
 }

@@ -1,10 +1,9 @@
 import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiError, READ_STORE, Requires } from '../../../../libs/platform/src';
-import type { Doc, ReadStore } from '../../../../libs/read-store/src';
+import { withoutInternals } from '../../../../libs/projections/src/guarded-write';
+import type { ReadStore } from '../../../../libs/read-store/src';
 import { REPOS } from '../trails/trails.projection';
-
-const repoView = ({ _id, _pos, ...rest }: Doc) => (void _id, void _pos, rest);
 
 /** Repositories, registered from the `repo_info` of trails and artifacts. */
 @ApiTags('evidence')
@@ -17,7 +16,7 @@ export class ReposController {
   @Get(':org')
   @Requires('reader')
   async list(@Param('org') org: string) {
-    return (await this.reads.collection(REPOS).find({ org }, { sort: { name: 1 } })).map(repoView);
+    return (await this.reads.collection(REPOS).find({ org }, { sort: { name: 1 } })).map(withoutInternals);
   }
 
   @Get(':org/:name')
@@ -26,6 +25,6 @@ export class ReposController {
   async read(@Param('org') org: string, @Param('name') name: string) {
     const doc = await this.reads.collection(REPOS).findOne({ _id: `${org}/${name}` });
     if (!doc) throw new ApiError(404, 'Repo not found');
-    return repoView(doc);
+    return withoutInternals(doc);
   }
 }

@@ -5,10 +5,10 @@ import { PDF_RENDERER } from './pdf-renderer.provider';
 import { trailAuditHtml } from './trail-audit-report';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
-import type { EventMetadata } from '../../../../libs/event-store/src';
 import { ApiError, CommandExecutor, READ_STORE, Requires } from '../../../../libs/platform/src';
 import type { Doc, ReadStore } from '../../../../libs/read-store/src';
-import type { AuthenticatedRequest } from '../accounts/auth.guard';
+import { withoutInternals } from '../../../../libs/projections/src/guarded-write';
+import { AuthenticatedRequest, requestMetadata } from '../accounts/auth.guard';
 import type { FlowTemplate } from '../flows/flow-template';
 import { FLOWS, flowId } from '../flows/flows.projection';
 import { parseAttestation } from './attestation-types';
@@ -22,13 +22,6 @@ import { ATTESTATION_TYPES, AttestationType, trailStream } from './trail.events'
 import { ArtifactView, trailCompliance, TrailView } from './trail.view';
 import { PutTrailDto, ReportArtifactDto } from './trails.dto';
 import { ARTIFACTS, artifactId, TRAILS, trailId } from './trails.projection';
-
-const metadata = (req: AuthenticatedRequest): EventMetadata => ({
-  org: req.principal.org,
-  actor: { kind: 'service_account', name: req.principal.account },
-  correlation_id: randomUUID(),
-});
-const plain = ({ _id, _pos, ...rest }: Doc) => (void _id, void _pos, rest);
 
 /** Trails, the artifacts they built and the attestations made on them. */
 @ApiTags('evidence')
@@ -65,7 +58,7 @@ export class TrailsController {
       trailStream(org, flow, body.name),
       trailDecider,
       { kind: 'put_trail', trail },
-      metadata(req),
+      requestMetadata(req),
     );
     res.status(done.events[0]?.type === 'trail_reported' ? 201 : 200);
     return this.trailWithCompliance(org, flow, body.name);
@@ -77,7 +70,7 @@ export class TrailsController {
     const template = (await this.flow(org, flow)).template as FlowTemplate | null;
     const docs = await this.reads.collection(TRAILS).find({ org, flow }, { sort: { created_at: -1 } });
     return docs.map((d) => {
-      const view = plain(d) as unknown as TrailView;
+      const view = withoutInternals(d) as unknown as TrailView;
       return {
         name: view.name,
         description: view.description,
@@ -110,7 +103,7 @@ export class TrailsController {
       ? await this.reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) })
       : null;
     if (!flowDoc || !doc) throw new ApiError(404, 'Flow or trail not found');
-    const view = plain(doc) as unknown as TrailView;
+    const view = withoutInternals(doc) as unknown as TrailView;
     const now = Date.now() / 1000;
     const pdf = await this.pdf.render(
       trailAuditHtml(view, trailCompliance(view, flowDoc.template as FlowTemplate | null), now, now),
@@ -149,7 +142,7 @@ export class TrailsController {
       trailStream(org, flow, body.trail_name),
       trailDecider,
       { kind: 'report_artifact', artifact },
-      metadata(req),
+      requestMetadata(req),
     );
     res.status(201);
     return this.artifact(org, flow, body.fingerprint);
@@ -205,7 +198,7 @@ export class TrailsController {
       trailStream(org, flow, trail),
       trailDecider,
       { kind: 'report_attestation', attestation, targets: parsed.targets },
-      metadata(req),
+      requestMetadata(req),
     );
     res.status(201);
     const { artifact_fingerprint, ...rest } = attestation;
@@ -245,7 +238,7 @@ export class TrailsController {
     const template = (await this.flow(org, flow)).template as FlowTemplate | null;
     const doc = await this.reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) });
     if (!doc) throw new ApiError(404, 'Trail not found');
-    const view = plain(doc) as unknown as TrailView;
+    const view = withoutInternals(doc) as unknown as TrailView;
     return { ...view, compliance_status: trailCompliance(view, template) };
   }
 
@@ -259,7 +252,7 @@ export class TrailsController {
       (a) => a.fingerprint === fingerprint,
     );
     return {
-      ...plain(doc),
+      ...withoutInternals(doc),
       attestations: inTrail?.attestations ?? {},
       running: inTrail?.running ?? [],
       exited: inTrail?.exited ?? [],

@@ -1,4 +1,5 @@
 import type { DocWrite, Projection } from '../../../../libs/projections/src/projection';
+import { withoutInternals } from '../../../../libs/projections/src/guarded-write';
 import type { RepoInfo, TrailEvent } from './trail.events';
 import { evolveTrailView, TrailView } from './trail.view';
 
@@ -55,7 +56,7 @@ export const trailsProjection: Projection = {
     if (!TRAIL_VIEW_EVENTS.includes(event.type)) return [];
     const id = trailId(org, flow, trail);
     const current = (await reads.get(TRAILS, id)) as (TrailView & { _id?: string; _pos?: number }) | null;
-    const previous = current ? (({ _id, _pos, ...view }) => (void _id, void _pos, view))(current) : null;
+    const previous = current ? withoutInternals(current) : null;
     const next = evolveTrailView(previous as TrailView | null, org, event, stored.recordedAt);
     if (!next) return [];
     const writes: DocWrite[] = [{ collection: TRAILS, id, update: { $set: { ...next } } }];
