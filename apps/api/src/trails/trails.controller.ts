@@ -1,11 +1,13 @@
-import { Body, Controller, Get, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { EventStore } from '../../../../libs/event-store/src';
+import { trailAt } from './trail-at';
 import type { PdfRenderer } from '../../../../libs/reports/src/pdf-renderer';
 import { PDF_RENDERER } from './pdf-renderer.provider';
 import { trailAuditHtml } from './trail-audit-report';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
-import { ApiError, CommandExecutor, READ_STORE, Requires } from '../../../../libs/platform/src';
+import { ApiError, CommandExecutor, EVENT_STORE, READ_STORE, Requires } from '../../../../libs/platform/src';
 import type { Doc, ReadStore } from '../../../../libs/read-store/src';
 import { withoutInternals } from '../../../../libs/projections/src/guarded-write';
 import { AuthenticatedRequest, requestMetadata } from '../accounts/auth.guard';
@@ -20,7 +22,7 @@ import { evaluateCustom } from '../attestation-types/custom-evaluation';
 import { trailDecider } from './trail.decider';
 import { ATTESTATION_TYPES, AttestationType, trailStream } from './trail.events';
 import { ArtifactView, trailCompliance, TrailView } from './trail.view';
-import { PutTrailDto, ReportArtifactDto } from './trails.dto';
+import { AtQuery, PutTrailDto, ReportArtifactDto } from './trails.dto';
 import { ARTIFACTS, artifactId, TRAILS, trailId } from './trails.projection';
 
 /** Trails, the artifacts they built and the attestations made on them. */
@@ -33,6 +35,7 @@ export class TrailsController {
     private readonly executor: CommandExecutor,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(PDF_RENDERER) private readonly pdf: PdfRenderer,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
   ) {}
 
   @Put('trails/:org/:flow')
@@ -84,8 +87,22 @@ export class TrailsController {
 
   @Get('trails/:org/:flow/:trail')
   @Requires('reader')
-  async readTrail(@Param('org') org: string, @Param('flow') flow: string, @Param('trail') trail: string) {
-    return this.trailWithCompliance(org, flow, trail);
+  @ApiQuery({
+    name: 'at',
+    required: false,
+    description: 'UNIX seconds: the trail as it was at that recorded instant',
+  })
+  async readTrail(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('trail') trail: string,
+    @Query() query: AtQuery,
+  ) {
+    if (query.at === undefined) return this.trailWithCompliance(org, flow, trail);
+    const past = await trailAt(this.events, org, flow, trail, query.at);
+    if (!past.flowExists) throw new ApiError(404, 'Flow not found');
+    if (!past.view) throw new ApiError(404, 'Trail not found');
+    return { ...past.view, compliance_status: trailCompliance(past.view, past.template) };
   }
 
   /** Endpoint 13: the trail audit report as PDF. */

@@ -7,6 +7,7 @@ import {
   IsString,
   Matches,
   MaxLength,
+  Min,
   ValidateNested,
 } from 'class-validator';
 
@@ -88,4 +89,13 @@ export class ReportArtifactDto {
   repo_info?: RepoInfoDto;
 
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(256) template_reference_name?: string;
+}
+
+export class AtQuery {
+  @ApiPropertyOptional({ description: 'UNIX seconds' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'at must be a UNIX timestamp' })
+  @Min(0)
+  at?: number;
 }
