@@ -1,0 +1,3 @@
+export * from './policy-error';
+export * from './opa-compiler';
+export * from './wasm-evaluator';

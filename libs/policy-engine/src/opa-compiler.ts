@@ -1,0 +1,135 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, normalize, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { PolicyError } from './policy-error';
+
+const run = promisify(execFile);
+
+export interface CompiledPolicy {
+  hash: string;
+  wasm: Buffer;
+  /** `policy/allow`, and `policy/violations` when the policy defines it. */
+  entrypoints: string[];
+}
+
+/** OPA_PATH, else `opa` on the PATH, else the one the setup script built into .tools/bin. */
+export function opaPath(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.OPA_PATH) return env.OPA_PATH;
+  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    const built = join(dir, '.tools/bin/opa');
+    if (existsSync(built)) return built;
+  }
+  return 'opa';
+}
+
+/** A stable hash of a policy's files (names and sources). */
+export function policyHash(files: Record<string, string>): string {
+  const h = createHash('sha256');
+  for (const name of Object.keys(files).sort()) h.update(name).update('\0').update(files[name]).update('\0');
+  return h.digest('hex');
+}
+
+/**
+ * Rego → WebAssembly with the OPA compiler (`opa build -t wasm`), cached by a
+ * hash of the files in memory and on disk, so a repeated policy never
+ * compiles again, even after a restart.
+ */
+export class OpaCompiler {
+  private readonly memory = new Map<string, CompiledPolicy>();
+  /** How many times the OPA compiler actually ran (the cache's witness). */
+  compilations = 0;
+
+  constructor(
+    private readonly cacheDir: string,
+    private readonly opa = opaPath(),
+    private readonly timeoutMs = 30_000,
+  ) {
+    mkdirSync(cacheDir, { recursive: true });
+  }
+
+  async compile(files: Record<string, string>): Promise<CompiledPolicy> {
+    const hash = policyHash(files);
+    const cached = this.memory.get(hash) ?? this.fromDisk(hash);
+    if (cached) {
+      this.memory.set(hash, cached);
+      return cached;
+    }
+    const compiled = await this.build(hash, files);
+    writeFileSync(join(this.cacheDir, `${hash}.wasm`), compiled.wasm);
+    writeFileSync(join(this.cacheDir, `${hash}.json`), JSON.stringify({ entrypoints: compiled.entrypoints }));
+    this.memory.set(hash, compiled);
+    return compiled;
+  }
+
+  private fromDisk(hash: string): CompiledPolicy | undefined {
+    const wasm = join(this.cacheDir, `${hash}.wasm`);
+    const meta = join(this.cacheDir, `${hash}.json`);
+    if (!existsSync(wasm) || !existsSync(meta)) return undefined;
+    const { entrypoints } = JSON.parse(readFileSync(meta, 'utf8')) as { entrypoints: string[] };
+    return { hash, wasm: readFileSync(wasm), entrypoints };
+  }
+
+  private async build(hash: string, files: Record<string, string>): Promise<CompiledPolicy> {
+    const work = mkdtempSync(join(tmpdir(), 'des-opa-'));
+    try {
+      const src = join(work, 'src');
+      for (const [name, source] of Object.entries(files)) {
+        const path = resolve(src, normalize(name));
+        if (!path.startsWith(src + '/'))
+          throw new PolicyError('policy_error', `file path '${name}' leaves the policy`);
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, source);
+      }
+      let entrypoints = ['policy/allow', 'policy/violations'];
+      try {
+        await this.opaBuild(work, entrypoints);
+      } catch (error) {
+        if (
+          !(error instanceof PolicyError) ||
+          !/entrypoint "policy\/violations" does not refer/.test(error.message)
+        )
+          throw error;
+        entrypoints = ['policy/allow'];
+        await this.opaBuild(work, entrypoints);
+      }
+      await run('tar', ['-xzf', join(work, 'bundle.tar.gz'), '-C', work, '/policy.wasm']);
+      this.compilations++;
+      return { hash, wasm: readFileSync(join(work, 'policy.wasm')), entrypoints };
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+
+  private async opaBuild(work: string, entrypoints: string[]): Promise<void> {
+    try {
+      await run(
+        this.opa,
+        [
+          'build',
+          '-t',
+          'wasm',
+          ...entrypoints.flatMap((e) => ['-e', e]),
+          '-o',
+          join(work, 'bundle.tar.gz'),
+          join(work, 'src'),
+        ],
+        { timeout: this.timeoutMs, maxBuffer: 4 * 1024 * 1024 },
+      );
+    } catch (error) {
+      const e = error as { code?: string | number; stdout?: string; stderr?: string; message: string };
+      if (e.code === 'ENOENT')
+        throw new PolicyError('service_error', `the OPA compiler was not found at ${this.opa}`);
+      // OPA writes its errors to stdout or stderr depending on the version.
+      const stderr = (`${e.stdout ?? ''}\n${e.stderr ?? ''}`.trim() || e.message)
+        .replaceAll(join(work, 'src') + '/', '')
+        .trim();
+      if (/entrypoint "policy\/allow" does not refer/.test(stderr)) {
+        throw new PolicyError('policy_error', 'the policy defines no `allow` rule in package `policy`');
+      }
+      throw new PolicyError('policy_error', stderr);
+    }
+  }
+}
