@@ -10,9 +10,10 @@ import { allProjections, allReactions } from './projections';
 import { AccountsModule } from './accounts/accounts.module';
 import { EnvironmentsModule } from './environments/environments.module';
 import { EvidenceModule } from './trails/evidence.module';
+import { EvaluationsModule } from './evaluations/evaluations.module';
 
 /** The product's feature modules. */
-const productFeatures: Type[] = [AccountsModule, EnvironmentsModule, EvidenceModule];
+const productFeatures: Type[] = [AccountsModule, EnvironmentsModule, EvidenceModule, EvaluationsModule];
 
 export interface AppOptions {
   config: Config;

@@ -4,6 +4,7 @@ import { accountsProjection } from './accounts/accounts.projection';
 import { environmentsProjection } from './environments/environments.projection';
 import { flowsProjection } from './flows/flows.projection';
 import { trailsProjection } from './trails/trails.projection';
+import { evaluationsProjection } from './evaluations/evaluations.projection';
 import { attestationTypesProjection } from './attestation-types/attestation-types.projection';
 
 /** Every read model of the service; the projector runs them, the CLI rebuilds them. */
@@ -14,6 +15,7 @@ export const allProjections: Projection[] = [
   flowsProjection,
   trailsProjection,
   attestationTypesProjection,
+  evaluationsProjection,
 ];
 
 /** Every reaction: run by the projector after each batch. */

@@ -1,4 +1,5 @@
-import { DynamicModule, Inject, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { DynamicModule, Inject, Logger, Module, OnApplicationBootstrap, Type } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import type { Jobs } from '../../../libs/jobs/src';
 import { JOBS } from '../../../libs/platform/src';
 import { QueueConsumer, queueConsumers } from './job-handlers';
@@ -9,21 +10,27 @@ class WorkerRunner implements OnApplicationBootstrap {
   private readonly logger = new Logger('worker');
   constructor(
     @Inject(JOBS) private readonly jobs: Jobs,
-    @Inject(CONSUMERS) private readonly consumers: QueueConsumer[],
+    @Inject(CONSUMERS) private readonly consumers: Type<QueueConsumer>[],
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const c of this.consumers) await this.jobs.work(c.queue, c.handler, { concurrency: c.concurrency });
-    this.logger.log(
-      `consuming ${this.consumers.map((c) => c.queue).join(', ') || 'no queues yet'} (${this.jobs.kind})`,
-    );
+    const queues: string[] = [];
+    for (const type of this.consumers) {
+      const consumer = this.moduleRef.get(type, { strict: false });
+      await this.jobs.work(consumer.queue, (job) => consumer.handle(job), {
+        concurrency: consumer.concurrency,
+      });
+      queues.push(consumer.queue);
+    }
+    this.logger.log(`consuming ${queues.join(', ') || 'no queues yet'} (${this.jobs.kind})`);
   }
 }
 
-/** Starts the queue consumers; needs the (global) PlatformModule beside it. */
+/** Starts the queue consumers; the feature modules that provide them, and the PlatformModule, sit beside it. */
 @Module({})
 export class WorkerModule {
-  static register(consumers: QueueConsumer[] = queueConsumers): DynamicModule {
+  static register(consumers: Type<QueueConsumer>[] = queueConsumers): DynamicModule {
     return {
       module: WorkerModule,
       providers: [{ provide: CONSUMERS, useValue: consumers }, WorkerRunner],

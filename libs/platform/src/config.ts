@@ -24,6 +24,8 @@ export interface Config {
   projectorFlushSize: number;
   /** How long a projector's lease lasts unless renewed. */
   projectorLeaseMs: number;
+  /** Time budget of one policy evaluation before it is stopped (`timeout`). */
+  policyBudgetMs: number;
   /** How long a call to an unreachable server may take before it is answered 503. */
   connectTimeoutMs: number;
   logLevel: string;
@@ -53,6 +55,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     projectorFlushSize: Number(env.DES_PROJECTOR_FLUSH_SIZE ?? 100),
     projectorLeaseMs: Number(env.DES_PROJECTOR_LEASE_MS ?? 10_000),
     connectTimeoutMs: Number(env.DES_CONNECT_TIMEOUT_MS ?? 3000),
+    policyBudgetMs: Number(env.DES_POLICY_BUDGET_MS ?? 2000),
     logLevel: env.LOG_LEVEL ?? 'info',
   };
 }

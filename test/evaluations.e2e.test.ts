@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import request from 'supertest';
+import { OrganizationBootstrap } from '../apps/api/src/accounts/organization-bootstrap';
+import { modeEnv, Mode, startApp, TestApp } from './support/app';
+import { eventually } from './support/processes';
+
+const junit = (failures: number) => ({
+  attestation_name: 'tests',
+  junit_results: [{ name: 's', tests: 3, failures, errors: 0 }],
+});
+const COMPLIANT_ONLY = `package policy
+import rego.v1
+default allow := false
+allow if count(violations) == 0
+violations contains sprintf("%s is %s", [t.name, t.compliance_status.status]) if {
+  some t in input.trails
+  t.compliance_status.status != "COMPLIANT"
+}
+violations contains "too many trails" if count(input.trails) > data.params.max
+`;
+
+for (const mode of ['embedded', 'server'] as Mode[]) {
+  describe(`evaluations (${mode} mode)`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startApp({ mode, env: await modeEnv(mode, { DES_POLICY_BUDGET_MS: '1500' }) });
+      await t.http.put('/api/v2/flows/acme').send({ name: 'svc' });
+      for (const [trail, failures] of [
+        ['good', 0],
+        ['bad', 2],
+      ] as const) {
+        await t.http.put('/api/v2/trails/acme/svc').send({ name: trail });
+        await t.http.post(`/api/v2/attestations/acme/svc/trail/${trail}/junit`).send(junit(failures));
+      }
+    });
+    after(async () => t.close());
+
+    const evaluate = (trails: string[], files: Record<string, string>, params?: unknown) =>
+      t.http.post('/api/v2/evaluations/acme').send({
+        context: { trails: trails.map((trail) => ({ flow: 'svc', trail })) },
+        policy: { files },
+        ...(params === undefined ? {} : { params }),
+      });
+    const finished = async (id: string) =>
+      eventually(
+        async () => (await t.http.get(`/api/v2/evaluations/acme/${id}`)).body,
+        (b) => b.status !== 'pending',
+        30_000,
+      );
+
+    it('answers 201 pending, then completes with allow and violations (params as data.params)', async () => {
+      const res = await evaluate(['good', 'bad'], { 'policy.rego': COMPLIANT_ONLY }, { max: 1 });
+      assert.equal(res.status, 201);
+      assert.deepEqual(Object.keys(res.body).sort(), ['id', 'recorded_at', 'requested_at', 'status']);
+      assert.equal(res.body.status, 'pending');
+      const done = await finished(res.body.id);
+      assert.deepEqual(done.result, {
+        allow: false,
+        violations: ['bad is NON-COMPLIANT', 'too many trails'],
+      });
+      assert.equal(done.status, 'completed');
+      assert.ok(!('error' in done));
+      const single = await finished(
+        (
+          await evaluate(['good'], {
+            'policy.rego':
+              'package policy\nimport rego.v1\ndefault allow := false\nallow if input.trail.name == "good"\n',
+          })
+        ).body.id,
+      );
+      assert.deepEqual(single.result, { allow: true, violations: [] });
+    });
+
+    it('judges the trails as they were when the evaluation was requested', async () => {
+      await t.http.put('/api/v2/trails/acme/svc').send({ name: 'later' });
+      await t.http.post('/api/v2/attestations/acme/svc/trail/later/junit').send(junit(1));
+      const res = await evaluate(['later'], { 'policy.rego': COMPLIANT_ONLY }, { max: 5 });
+      assert.equal(res.status, 201);
+      // Fixed after the request: the pinned instant must not see it.
+      await t.http.post('/api/v2/attestations/acme/svc/trail/later/junit').send(junit(0));
+      const done = await finished(res.body.id);
+      assert.deepEqual(done.result, { allow: false, violations: ['later is NON-COMPLIANT'] });
+      const now = await finished(
+        (await evaluate(['later'], { 'policy.rego': COMPLIANT_ONLY }, { max: 5 })).body.id,
+      );
+      assert.equal(now.result.allow, true);
+    });
+
+    it('fails broken policies with policy_error, and runaway ones with timeout', async () => {
+      const broken = await finished(
+        (await evaluate(['good'], { 'policy.rego': 'package policy\nallow if {\n  input.x ==\n}\n' })).body
+          .id,
+      );
+      assert.equal(broken.status, 'failed');
+      assert.equal(broken.error.kind, 'policy_error');
+      assert.match(broken.error.message, /policy\.rego:\d+/);
+      assert.ok(!('result' in broken));
+      const slow =
+        'package policy\nimport rego.v1\ndefault allow := false\nallow if count([x | some x in numbers.range(1, 300000000); x % 7 == 3]) > 0\n';
+      const timedOut = await finished((await evaluate(['good'], { 'policy.rego': slow })).body.id);
+      assert.deepEqual([timedOut.status, timedOut.error.kind], ['failed', 'timeout']);
+    });
+
+    it('validates the request exactly, naming each bad path', async () => {
+      const rows: [unknown, string[]][] = [
+        [
+          { context: { trails: [{ flow: 'svc', trail: 'good' }] }, policy: { files: { a: 'x' } }, extra: 1 },
+          ['extra'],
+        ],
+        [
+          {
+            context: { trails: [{ flow: 'svc', trail: 'good', x: 1 }], more: 1 },
+            policy: { files: { a: 'x' } },
+          },
+          ['context.more', 'context.trails[0].x'],
+        ],
+        [{ context: { trails: [] }, policy: { files: { a: 'x' } } }, ['context.trails']],
+        [
+          {
+            context: { trails: Array.from({ length: 101 }, () => ({ flow: 'svc', trail: 'good' })) },
+            policy: { files: { a: 'x' } },
+          },
+          ['context.trails'],
+        ],
+        [
+          { context: { trails: [{ flow: '.svc', trail: 'good' }] }, policy: { files: { a: 'x' } } },
+          ['context.trails[0].flow'],
+        ],
+        [{ context: { trails: [{ flow: 'svc', trail: 'good' }] }, policy: { files: {} } }, ['policy.files']],
+        [
+          { context: { trails: [{ flow: 'svc', trail: 'good' }] }, policy: { files: { a: 7 }, b: 1 } },
+          ['policy.b', 'policy.files.a'],
+        ],
+        [{ policy: { files: { a: 'x' } } }, ['context']],
+      ];
+      for (const [body, paths] of rows) {
+        const res = await t.http.post('/api/v2/evaluations/acme').send(body as object);
+        assert.equal(res.status, 400, JSON.stringify(body).slice(0, 80));
+        assert.equal(res.body.message, 'Input payload validation failed');
+        assert.deepEqual(Object.keys(res.body.errors).sort(), paths.sort(), JSON.stringify(res.body.errors));
+      }
+    });
+
+    it('answers 404 for an unknown trail and for an unknown evaluation; 403 without the beta feature', async () => {
+      const missing = await evaluate(['good', 'ghost'], { 'policy.rego': COMPLIANT_ONLY });
+      assert.deepEqual(
+        [missing.status, missing.body.message, Object.keys(missing.body.errors)],
+        [404, 'Trail not found', ['context.trails[1]']],
+      );
+      const unknown = await t.http.get('/api/v2/evaluations/acme/no-such-id');
+      assert.deepEqual([unknown.status, unknown.body.message], [404, 'Evaluation not found']);
+      const plain = await t.app.get(OrganizationBootstrap).createOrganization(`plain${mode}`, [], 5);
+      const res = await request(t.server)
+        .post(`/api/v2/evaluations/plain${mode}`)
+        .set('Authorization', `Bearer ${plain.key}`)
+        .send({ context: { trails: [{ flow: 'svc', trail: 'good' }] }, policy: { files: { a: 'x' } } });
+      assert.deepEqual(
+        [res.status, res.body],
+        [403, { message: 'This feature is not enabled for your organization', errors: null }],
+      );
+    });
+  });
+}
