@@ -1,4 +1,5 @@
 import Ajv, { ErrorObject } from 'ajv';
+import { schemaFieldErrors } from '../../../../libs/platform/src/schema-errors';
 
 /** One pod of a Kubernetes report, as the spec defines it. */
 export interface K8sPod {
@@ -55,37 +56,19 @@ const validate = new Ajv({ allErrors: true, messages: true }).compile<{ artifact
 /** The report's pods, or field path → message for every problem (`artifacts[3].podName`). */
 export function parseK8sReport(body: unknown): { pods: K8sPod[] } | { errors: Record<string, string> } {
   if (validate(body)) return { pods: body.artifacts };
-  const errors: Record<string, string> = {};
-  for (const e of validate.errors ?? []) {
-    const [path, message] = describe(e);
-    errors[path || 'body'] ??= message;
-  }
-  return { errors };
+  return { errors: schemaFieldErrors(validate.errors, { message: reportMessage }) };
 }
 
-function describe(e: ErrorObject): [string, string] {
-  const path = e.instancePath
-    .split('/')
-    .slice(1)
-    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+function reportMessage(e: ErrorObject): string | undefined {
   switch (e.keyword) {
     case 'required':
-      return [
-        `${path ? `${path}.` : ''}${(e.params as { missingProperty: string }).missingProperty}`,
-        'is required',
-      ];
-    case 'additionalProperties':
-      return [
-        `${path ? `${path}.` : ''}${(e.params as { additionalProperty: string }).additionalProperty}`,
-        'is not allowed',
-      ];
+      return 'is required';
     case 'pattern':
-      return [path, 'must be a sha256 digest (sha256:<64 hex digits>)'];
+      return 'must be a sha256 digest (sha256:<64 hex digits>)';
     case 'minProperties':
-      return [path, 'must name at least one image'];
+      return 'must name at least one image';
     default:
-      return [path, e.message ?? 'is invalid'];
+      return undefined;
   }
 }
 

@@ -1,4 +1,5 @@
 import Ajv from 'ajv';
+import { schemaFieldErrors } from '../../../../libs/platform/src/schema-errors';
 
 export type EvaluationRequest = {
   context: { trails: { flow: string; trail: string }[] };
@@ -54,21 +55,9 @@ export function parseEvaluationRequest(
   body: unknown,
 ): EvaluationRequest | { errors: Record<string, string> } {
   if (validate(body)) return body;
-  const errors: Record<string, string> = {};
-  for (const e of validate.errors ?? []) {
-    const path = e.instancePath
-      .split('/')
-      .slice(1)
-      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
-    const p = e.params as { missingProperty?: string; additionalProperty?: string };
-    const field = p.missingProperty ?? p.additionalProperty;
-    const key = field ? (path ? `${path}.${field}` : field) : path || 'body';
-    errors[key] ??= p.additionalProperty
-      ? 'is not allowed'
-      : p.missingProperty
-        ? 'is required'
-        : (e.message ?? 'is invalid');
-  }
-  return { errors };
+  return {
+    errors: schemaFieldErrors(validate.errors, {
+      message: (e) => (e.keyword === 'required' ? 'is required' : undefined),
+    }),
+  };
 }

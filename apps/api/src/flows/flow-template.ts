@@ -1,4 +1,5 @@
 import Ajv from 'ajv';
+import { schemaFieldErrors } from '../../../../libs/platform/src/schema-errors';
 
 /** What a flow's trails must carry to be compliant: attestations by name, on the trail and per artifact. */
 export interface FlowTemplate {
@@ -38,20 +39,5 @@ const validate = new Ajv({ allErrors: true }).compile<FlowTemplate>({
 
 /** Field path (under `template`) → message for every problem, or none. */
 export function templateErrors(template: unknown): Record<string, string> {
-  if (validate(template)) return {};
-  const errors: Record<string, string> = {};
-  for (const e of validate.errors ?? []) {
-    const path = e.instancePath
-      .split('/')
-      .slice(1)
-      .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : `${acc}.${part}`), 'template');
-    const missing = e.params as { missingProperty?: string; additionalProperty?: string };
-    const key = missing.missingProperty
-      ? `${path}.${missing.missingProperty}`
-      : missing.additionalProperty
-        ? `${path}.${missing.additionalProperty}`
-        : path;
-    errors[key] ??= missing.additionalProperty ? 'is not allowed' : (e.message ?? 'is invalid');
-  }
-  return errors;
+  return validate(template) ? {} : schemaFieldErrors(validate.errors, { root: 'template' });
 }

@@ -1,4 +1,6 @@
 import Ajv from 'ajv';
+import { schemaFieldErrors } from '../../../../libs/platform/src/schema-errors';
+
 import type { AttestationType } from './trail.events';
 
 const NAME = '^[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*$';
@@ -142,20 +144,7 @@ export function parseAttestation(
   body: unknown,
 ): ParsedAttestation | { errors: Record<string, string> } {
   const validate = validators[type];
-  if (!validate(body)) {
-    const errors: Record<string, string> = {};
-    for (const e of validate.errors ?? []) {
-      const path = e.instancePath
-        .split('/')
-        .slice(1)
-        .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
-      const p = e.params as { missingProperty?: string; additionalProperty?: string };
-      const field = p.missingProperty ?? p.additionalProperty;
-      const key = field ? (path ? `${path}.${field}` : field) : path || 'body';
-      errors[key] ??= p.additionalProperty ? 'is not allowed' : (e.message ?? 'is invalid');
-    }
-    return { errors };
-  }
+  if (!validate(body)) return { errors: schemaFieldErrors(validate.errors) };
   const valid = body as Body;
   const {
     attestation_name,
