@@ -8,8 +8,15 @@ export interface BullMqJobsOptions {
   url: string;
   /** Key prefix, so several deployments (or test runs) can share one Redis. */
   prefix?: string;
-  /** A job whose worker died is picked up again after this long. */
-  stalledIntervalMs?: number;
+  /**
+   * A job's lock: renewed by a live worker at half this interval; a job whose
+   * worker died is taken up again once it lapses (default 30000).
+   */
+  lockMs?: number;
+  /** How long an enqueue may wait for an unreachable Redis before it fails (default 3000). */
+  timeoutMs?: number;
+  /** Told of errors BullMQ reports in the background (lost connections, say). */
+  onError?: (error: Error) => void;
 }
 
 /** Jobs on Redis with BullMQ: retries with exponential back-off, failed set as dead letter. */
@@ -38,7 +45,9 @@ export class BullMqJobs implements Jobs {
 
   async enqueue(queue: string, name: string, data: unknown, options: JobOptions = {}): Promise<string> {
     const jobId = options.jobId ?? randomUUID();
-    try {
+    // BullMQ waits for a connection forever; a request must fail within the timeout instead.
+    await this.bounded(async () => {
+      await this.connected();
       await this.queue(queue).add(name, data, {
         jobId,
         attempts: options.attempts ?? DEFAULT_ATTEMPTS,
@@ -46,10 +55,37 @@ export class BullMqJobs implements Jobs {
         removeOnComplete: { age: 24 * 3600, count: 10_000 },
         removeOnFail: false,
       });
+    });
+    return jobId;
+  }
+
+  private async connected(): Promise<void> {
+    if (this.producer.status === 'ready') return;
+    if (this.producer.status !== 'connecting' && this.producer.status !== 'connect')
+      throw new Error(`Redis connection is ${this.producer.status}`);
+    await new Promise<void>((resolve, reject) => {
+      const settle = (error?: Error) => {
+        this.producer.off('ready', settle).off('error', settle);
+        if (error) reject(error);
+        else resolve();
+      };
+      this.producer.once('ready', settle).once('error', settle);
+    });
+  }
+
+  private async bounded<T>(work: () => Promise<T>): Promise<T> {
+    const timeoutMs = this.options.timeoutMs ?? 3000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([work(), timeout]);
     } catch (error) {
       throw new StoreUnavailableError('Redis', error);
+    } finally {
+      clearTimeout(timer);
     }
-    return jobId;
   }
 
   async work(queue: string, handler: JobHandler, options: { concurrency?: number } = {}): Promise<void> {
@@ -63,13 +99,17 @@ export class BullMqJobs implements Jobs {
         connection,
         prefix: this.options.prefix,
         concurrency: options.concurrency ?? 1,
-        stalledInterval: this.options.stalledIntervalMs ?? 30_000,
+        lockDuration: this.options.lockMs ?? 30_000,
+        stalledInterval: this.options.lockMs ?? 30_000,
         maxStalledCount: 2,
+        // After a Redis outage, fetch again within a second (BullMQ's default waits 15 s, even past close()).
+        runRetryDelay: 1000,
       },
     );
-    worker.on('error', () => undefined);
+    worker.on('error', (error) => this.options.onError?.(error));
     this.workers.push(worker);
-    await worker.waitUntilReady();
+    // Not awaited: a worker started while Redis is down begins consuming once it is back.
+    worker.waitUntilReady().catch(() => undefined);
   }
 
   async get(queue: string, id: string): Promise<JobInfo | undefined> {

@@ -5,7 +5,14 @@ export type Role = 'all' | 'api' | 'worker' | 'projector' | 'cli';
 
 export type EventStoreConfig = { kind: 'sqlite'; path: string } | { kind: 'kurrentdb'; url: string };
 export type ReadStoreConfig = { kind: 'memory' } | { kind: 'mongodb'; url: string; database?: string };
-export type JobsConfig = { kind: 'in-process' } | { kind: 'bullmq'; url: string; prefix?: string };
+export type JobsConfig =
+  | { kind: 'in-process' }
+  | {
+      kind: 'bullmq';
+      url: string;
+      prefix?: string;
+      /** a dead worker's job is taken up again after this */ lockMs: number;
+    };
 
 export interface Config {
   /** embedded: no server configured, everything in one process. */
@@ -26,6 +33,8 @@ export interface Config {
   projectorLeaseMs: number;
   /** Time budget of one policy evaluation before it is stopped (`timeout`). */
   policyBudgetMs: number;
+  /** Warm threads evaluating policies in each worker process (default: up to 4, one per core). */
+  policyThreads?: number;
   /** How long a call to an unreachable server may take before it is answered 503. */
   connectTimeoutMs: number;
   logLevel: string;
@@ -39,7 +48,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ? { kind: 'mongodb', url: env.MONGODB_URL, database: env.MONGODB_DATABASE }
     : { kind: 'memory' };
   const jobs: JobsConfig = env.REDIS_URL
-    ? { kind: 'bullmq', url: env.REDIS_URL, prefix: env.DES_QUEUE_PREFIX }
+    ? {
+        kind: 'bullmq',
+        url: env.REDIS_URL,
+        prefix: env.DES_QUEUE_PREFIX,
+        lockMs: Number(env.DES_JOB_LOCK_MS ?? 30_000),
+      }
     : { kind: 'in-process' };
   const server = readStore.kind === 'mongodb' || jobs.kind === 'bullmq' || eventStore.kind === 'kurrentdb';
   return {
@@ -56,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     projectorLeaseMs: Number(env.DES_PROJECTOR_LEASE_MS ?? 10_000),
     connectTimeoutMs: Number(env.DES_CONNECT_TIMEOUT_MS ?? 3000),
     policyBudgetMs: Number(env.DES_POLICY_BUDGET_MS ?? 2000),
+    policyThreads: env.DES_POLICY_THREADS ? Number(env.DES_POLICY_THREADS) : undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
   };
 }

@@ -1,6 +1,7 @@
 import { EventStore, KurrentDbEventStore, SqliteEventStore } from '../../event-store/src';
 import { BullMqJobs, InProcessJobs, Jobs } from '../../jobs/src';
 import { MemoryReadStore, MongoReadStore, ReadStore } from '../../read-store/src';
+import { Logger } from '@nestjs/common';
 import type { Config } from './config';
 
 /** Opens the adapters the configuration names (the composition root of every process). */
@@ -24,6 +25,24 @@ export async function openEngines(
   const jobs =
     config.jobs.kind === 'in-process'
       ? new InProcessJobs()
-      : new BullMqJobs({ url: config.jobs.url, prefix: config.jobs.prefix });
+      : new BullMqJobs({
+          url: config.jobs.url,
+          prefix: config.jobs.prefix,
+          timeoutMs: config.connectTimeoutMs,
+          lockMs: config.jobs.lockMs,
+          onError: throttledWarning('jobs'),
+        });
   return { events, reads, jobs };
+}
+
+/** Logs a background error, the same message at most once a minute (an outage would repeat it every retry). */
+function throttledWarning(context: string): (error: Error) => void {
+  const logger = new Logger(context);
+  const lastLogged = new Map<string, number>();
+  return (error) => {
+    const now = Date.now();
+    if (now - (lastLogged.get(error.message) ?? 0) < 60_000) return;
+    lastLogged.set(error.message, now);
+    logger.warn(error.message);
+  };
 }
