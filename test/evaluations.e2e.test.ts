@@ -72,6 +72,46 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.deepEqual(single.result, { allow: true, violations: [] });
     });
 
+    it('evaluates 100 trails with a policy of several files that import each other', async () => {
+      const names = Array.from({ length: 100 }, (_, i) => `many-${i}`);
+      for (const [i, name] of names.entries()) {
+        assert.equal((await t.http.put('/api/v2/trails/acme/svc').send({ name })).status, 201);
+        if (i % 10 === 3) {
+          const res = await t.http.post(`/api/v2/attestations/acme/svc/trail/${name}/junit`).send(junit(1));
+          assert.equal(res.status, 201);
+        }
+      }
+      const res = await evaluate(
+        names,
+        {
+          'policy.rego': `package policy
+import rego.v1
+import data.lib.compliance
+import data.lib.limits
+default allow := false
+allow if { count(violations) == 0 }
+violations contains sprintf("%s failed its tests", [t.name]) if { some t in input.trails; compliance.failing(t) }
+violations contains "too few trails" if { not limits.enough(input.trails) }
+`,
+          'lib/compliance.rego':
+            'package lib.compliance\nimport rego.v1\nfailing(t) if t.compliance_status.status == "NON-COMPLIANT"\n',
+          'lib/limits.rego':
+            'package lib.limits\nimport rego.v1\nenough(trails) if count(trails) == data.params.expected\n',
+        },
+        { expected: 100 },
+      );
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const done = await finished(res.body.id);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      assert.deepEqual(done.result, {
+        allow: false,
+        violations: names
+          .filter((_, i) => i % 10 === 3)
+          .map((n) => `${n} failed its tests`)
+          .sort(),
+      });
+    });
+
     it('judges the trails as they were when the evaluation was requested', async () => {
       await t.http.put('/api/v2/trails/acme/svc').send({ name: 'later' });
       await t.http.post('/api/v2/attestations/acme/svc/trail/later/junit').send(junit(1));

@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
-import { evaluatePolicy, OpaCompiler, PolicyError } from '../libs/policy-engine/src';
+import { after, describe, it } from 'node:test';
+import { OpaCompiler, PolicyError, PolicyEvaluator } from '../libs/policy-engine/src';
 
 const cacheDir = mkdtempSync(join(tmpdir(), 'des-policy-cache-'));
 const compiler = new OpaCompiler(cacheDir);
+const evaluator = new PolicyEvaluator({ budgetMs: 5000, threads: 2 });
+after(() => evaluator.close());
 const trail = {
   name: 'main-1',
   compliance_status: { status: 'COMPLIANT' },
@@ -38,16 +40,10 @@ violations contains msg if {
 violations contains "too many trails" if { count(input.trails) > data.params.max_trails }
 `,
     });
-    assert.deepEqual(policy.entrypoints, ['policy/allow', 'policy/violations']);
-    const ok = await evaluatePolicy(policy, { trails: [trail], trail }, { params: { max_trails: 5 } }, 5000);
+    const ok = await evaluator.evaluate(policy, { trails: [trail], trail }, { params: { max_trails: 5 } });
     assert.deepEqual(ok, { allow: true, violations: [] });
     const bad = { ...trail, name: 'rc-2', compliance_status: { status: 'NON-COMPLIANT' } };
-    const denied = await evaluatePolicy(
-      policy,
-      { trails: [trail, bad] },
-      { params: { max_trails: 1 } },
-      5000,
-    );
+    const denied = await evaluator.evaluate(policy, { trails: [trail, bad] }, { params: { max_trails: 1 } });
     assert.deepEqual(denied, { allow: false, violations: ['rc-2 is NON-COMPLIANT', 'too many trails'] });
   });
 
@@ -56,8 +52,7 @@ violations contains "too many trails" if { count(input.trails) > data.params.max
       'policy.rego':
         'package policy\nimport rego.v1\ndefault allow := false\nallow if input.trail.attestations.tests.compliant\n',
     });
-    assert.deepEqual(policy.entrypoints, ['policy/allow']);
-    assert.deepEqual(await evaluatePolicy(policy, { trails: [trail], trail }, {}, 5000), {
+    assert.deepEqual(await evaluator.evaluate(policy, { trails: [trail], trail }, {}), {
       allow: true,
       violations: [],
     });
@@ -70,7 +65,7 @@ violations contains "too many trails" if { count(input.trails) > data.params.max
       'lib/checks.rego':
         'package lib.checks\nimport rego.v1\nall_compliant(trails) if { every t in trails { t.compliance_status.status == "COMPLIANT" } }\n',
     });
-    assert.equal((await evaluatePolicy(policy, { trails: [trail] }, {}, 5000)).allow, true);
+    assert.equal((await evaluator.evaluate(policy, { trails: [trail] }, {})).allow, true);
   });
 
   it('compiles a repeated policy once, in memory and on disk', async () => {
@@ -100,7 +95,7 @@ violations contains "too many trails" if { count(input.trails) > data.params.max
       'p.rego':
         'package policy\nimport rego.v1\nallow if http.send({"method": "GET", "url": "http://x"}).status_code == 200\n',
     });
-    const refused = await failure(() => evaluatePolicy(network, {}, {}, 5000));
+    const refused = await failure(() => evaluator.evaluate(network, {}, {}));
     assert.equal(refused.kind, 'policy_error');
     assert.match(refused.message, /http\.send/, refused.message);
     const escape = await failure(() =>
@@ -111,11 +106,11 @@ violations contains "too many trails" if { count(input.trails) > data.params.max
 
   it('answers a non-boolean or undefined allow with policy_error', async () => {
     const text = await compiler.compile({ 'p.rego': 'package policy\nallow := "yes"\n' });
-    assert.match((await failure(() => evaluatePolicy(text, {}, {}, 5000))).message, /must be a boolean/);
+    assert.match((await failure(() => evaluator.evaluate(text, {}, {}))).message, /must be a boolean/);
     const undef = await compiler.compile({
       'p.rego': 'package policy\nimport rego.v1\nallow if input.never\n',
     });
-    assert.match((await failure(() => evaluatePolicy(undef, {}, {}, 5000))).message, /undefined/);
+    assert.match((await failure(() => evaluator.evaluate(undef, {}, {}))).message, /undefined/);
   });
 
   it('stops a policy that runs over its budget: timeout', async () => {
@@ -123,9 +118,46 @@ violations contains "too many trails" if { count(input.trails) > data.params.max
       'p.rego':
         'package policy\nimport rego.v1\ndefault allow := false\nallow if count([x | some x in numbers.range(1, 200000000); x % 7 == 3]) > 0\n',
     });
-    const started = Date.now();
-    const error = await failure(() => evaluatePolicy(slow, {}, {}, 500));
-    assert.equal(error.kind, 'timeout');
-    assert.ok(Date.now() - started < 5000, 'stopped promptly');
+    const strict = new PolicyEvaluator({ budgetMs: 500, threads: 1 });
+    try {
+      const error = await failure(() => strict.evaluate(slow, {}, {}));
+      assert.equal(error.kind, 'timeout');
+      // The stopped thread is replaced: the next evaluation runs normally.
+      const quick = await compiler.compile({ 'p.rego': 'package policy\ndefault allow := true\n' });
+      assert.deepEqual(await strict.evaluate(quick, {}, {}), { allow: true, violations: [] });
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('queues more callers than threads, each answered with its own input', async () => {
+    const policy = await compiler.compile({
+      'p.rego':
+        'package policy\nimport rego.v1\ndefault allow := false\nallow if input.n % 2 == data.params.parity\n',
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => evaluator.evaluate(policy, { n }, { params: { parity: 0 } })),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.allow),
+      Array.from({ length: 20 }, (_, n) => n % 2 === 0),
+    );
+  });
+
+  it('stops a policy that allocates without bound at its memory ceiling: policy_error', async () => {
+    const hungry = await compiler.compile({
+      'p.rego':
+        'package policy\nimport rego.v1\ndefault allow := false\nallow if count(concat("", [sprintf("%d-padding-padding-padding", [x]) | some x in numbers.range(1, 50000000)])) > 0\n',
+    });
+    const small = new PolicyEvaluator({ budgetMs: 60_000, threads: 1, memoryMb: 32 });
+    try {
+      const error = await failure(() => small.evaluate(hungry, {}, {}));
+      assert.equal(error.kind, 'policy_error', error.message);
+      assert.match(error.message, /ran out of memory \(its ceiling is 32 MiB\)/);
+      const quick = await compiler.compile({ 'p.rego': 'package policy\ndefault allow := true\n' });
+      assert.equal((await small.evaluate(quick, {}, {})).allow, true, 'the pool still answers');
+    } finally {
+      await small.close();
+    }
   });
 });

@@ -78,6 +78,10 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         assert.deepEqual(past.body, body, `at ${at}`);
         statuses.push((body as { compliance_status: { status: string } }).compliance_status.status);
       }
+      // Asked again newest first, and each twice: kept folds never leak a later event into an earlier answer.
+      for (const { at, body } of [...seen].reverse().flatMap((s) => [s, s])) {
+        assert.deepEqual((await t.http.get(`/api/v2/trails/acme/api/rc-1?at=${at}`)).body, body, `at ${at}`);
+      }
       // The compliance history, template change included: the past is judged by the template it had.
       assert.deepEqual(statuses, [
         'INCOMPLETE',

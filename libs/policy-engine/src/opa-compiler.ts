@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,9 +11,20 @@ const run = promisify(execFile);
 export interface CompiledPolicy {
   hash: string;
   wasm: Buffer;
-  /** `policy/allow`, and `policy/violations` when the policy defines it. */
-  entrypoints: string[];
 }
+
+/**
+ * The one entrypoint evaluated: `allow` and `violations` together, so the
+ * input is parsed once. Each is wrapped in an array so that an undefined rule
+ * comes back as `[]` instead of hiding the other.
+ */
+export const ENTRYPOINT = 'des_entry/result';
+const ENTRY_SOURCE = `package des_entry
+import rego.v1
+result := {"allow": [x | x := data.policy.allow], "violations": [x | x := data.policy.violations]}
+`;
+/** Part of the cache key: compiled modules of another layout are never reused. */
+const LAYOUT = 'des-entry-1';
 
 /** OPA_PATH, else `opa` on the PATH, else the one the setup script built into .tools/bin. */
 export function opaPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -27,7 +38,7 @@ export function opaPath(env: NodeJS.ProcessEnv = process.env): string {
 
 /** A stable hash of a policy's files (names and sources). */
 export function policyHash(files: Record<string, string>): string {
-  const h = createHash('sha256');
+  const h = createHash('sha256').update(LAYOUT).update('\0');
   for (const name of Object.keys(files).sort()) h.update(name).update('\0').update(files[name]).update('\0');
   return h.digest('hex');
 }
@@ -58,18 +69,21 @@ export class OpaCompiler {
       return cached;
     }
     const compiled = await this.build(hash, files);
-    writeFileSync(join(this.cacheDir, `${hash}.wasm`), compiled.wasm);
-    writeFileSync(join(this.cacheDir, `${hash}.json`), JSON.stringify({ entrypoints: compiled.entrypoints }));
+    // Written whole then renamed: a crash never leaves a cache entry half-written.
+    this.writeAtomically(`${hash}.wasm`, compiled.wasm);
     this.memory.set(hash, compiled);
     return compiled;
   }
 
+  private writeAtomically(name: string, content: string | Buffer): void {
+    const temporary = join(this.cacheDir, `.${name}.${process.pid}.${randomUUID()}`);
+    writeFileSync(temporary, content);
+    renameSync(temporary, join(this.cacheDir, name));
+  }
+
   private fromDisk(hash: string): CompiledPolicy | undefined {
     const wasm = join(this.cacheDir, `${hash}.wasm`);
-    const meta = join(this.cacheDir, `${hash}.json`);
-    if (!existsSync(wasm) || !existsSync(meta)) return undefined;
-    const { entrypoints } = JSON.parse(readFileSync(meta, 'utf8')) as { entrypoints: string[] };
-    return { hash, wasm: readFileSync(wasm), entrypoints };
+    return existsSync(wasm) ? { hash, wasm: readFileSync(wasm) } : undefined;
   }
 
   private async build(hash: string, files: Record<string, string>): Promise<CompiledPolicy> {
@@ -83,27 +97,17 @@ export class OpaCompiler {
         mkdirSync(dirname(path), { recursive: true });
         writeFileSync(path, source);
       }
-      let entrypoints = ['policy/allow', 'policy/violations'];
-      try {
-        await this.opaBuild(work, entrypoints);
-      } catch (error) {
-        if (
-          !(error instanceof PolicyError) ||
-          !/entrypoint "policy\/violations" does not refer/.test(error.message)
-        )
-          throw error;
-        entrypoints = ['policy/allow'];
-        await this.opaBuild(work, entrypoints);
-      }
+      writeFileSync(join(work, 'entry.rego'), ENTRY_SOURCE);
+      await this.opaBuild(work);
       await run('tar', ['-xzf', join(work, 'bundle.tar.gz'), '-C', work, '/policy.wasm']);
       this.compilations++;
-      return { hash, wasm: readFileSync(join(work, 'policy.wasm')), entrypoints };
+      return { hash, wasm: readFileSync(join(work, 'policy.wasm')) };
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
   }
 
-  private async opaBuild(work: string, entrypoints: string[]): Promise<void> {
+  private async opaBuild(work: string): Promise<void> {
     try {
       await run(
         this.opa,
@@ -111,10 +115,12 @@ export class OpaCompiler {
           'build',
           '-t',
           'wasm',
-          ...entrypoints.flatMap((e) => ['-e', e]),
+          // policy/allow is listed so the compiler refuses a policy without it.
+          ...['-e', ENTRYPOINT, '-e', 'policy/allow'],
           '-o',
           join(work, 'bundle.tar.gz'),
           join(work, 'src'),
+          join(work, 'entry.rego'),
         ],
         { timeout: this.timeoutMs, maxBuffer: 4 * 1024 * 1024 },
       );

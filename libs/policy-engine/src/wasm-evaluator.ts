@@ -1,59 +1,163 @@
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { CompiledPolicy } from './opa-compiler';
+import { CompiledPolicy, ENTRYPOINT } from './opa-compiler';
 import { PolicyError } from './policy-error';
+import type { EvaluationMessage, EvaluationReply } from './wasm-worker';
 
 export interface PolicyResult {
   allow: boolean;
   violations: string[];
 }
 
+export interface PolicyEvaluatorOptions {
+  /** Wall-clock budget of one evaluation; over it the thread is terminated (`timeout`). */
+  budgetMs: number;
+  /** Worker threads (default: the machine's parallelism, at most 4). */
+  threads?: number;
+  /** Policies kept instantiated per thread (default 16). */
+  policiesPerThread?: number;
+  /** Ceiling on a policy's WebAssembly memory (default 256 MiB). */
+  memoryMb?: number;
+}
+
+interface Slot {
+  worker: Worker;
+  current?: { seq: number; settle: (reply: EvaluationReply | Error) => void };
+}
+
 /**
- * Evaluates a compiled policy with opa-wasm in a worker thread that is
- * terminated when it runs over its budget (a policy cannot run forever). The
- * module imports no network or file system: a policy cannot reach either.
+ * Evaluates compiled policies with opa-wasm on a pool of warm worker threads.
+ * A thread is terminated (and replaced on the next call) when an evaluation
+ * runs over its budget, so a policy cannot run forever; the WebAssembly
+ * module imports neither network nor file system, so a policy cannot reach
+ * either.
  */
-export function evaluatePolicy(
-  compiled: CompiledPolicy,
-  input: unknown,
-  data: unknown,
-  budgetMs: number,
-): Promise<PolicyResult> {
-  return new Promise((resolve, reject) => {
+export class PolicyEvaluator {
+  private readonly idle: Slot[] = [];
+  private readonly slots = new Set<Slot>();
+  private readonly waiting: ((slot: Slot) => void)[] = [];
+  private seq = 0;
+  private closed = false;
+
+  constructor(private readonly options: PolicyEvaluatorOptions) {}
+
+  private get size(): number {
+    return this.options.threads ?? Math.min(4, availableParallelism());
+  }
+
+  /** `input` as a value, or as its JSON text when the caller already has it. */
+  evaluate(compiled: CompiledPolicy, input: unknown, data: unknown): Promise<PolicyResult> {
+    return this.evaluateJson(compiled, JSON.stringify(input), data);
+  }
+
+  /** The same, for a caller that already holds the input as JSON text. */
+  async evaluateJson(compiled: CompiledPolicy, inputJson: string, data: unknown): Promise<PolicyResult> {
+    if (this.closed) throw new PolicyError('service_error', 'the policy evaluator is closed');
+    const message: EvaluationMessage = {
+      seq: ++this.seq,
+      hash: compiled.hash,
+      wasm: compiled.wasm,
+      entrypoint: ENTRYPOINT,
+      input: inputJson,
+      data,
+    };
+    const slot = await this.acquire();
+    const reply = await this.run(slot, message);
+    return normalise(reply.result);
+  }
+
+  private acquire(): Promise<Slot> {
+    const slot = this.idle.pop();
+    if (slot) return Promise.resolve(slot);
+    if (this.slots.size < this.size) return Promise.resolve(this.spawn());
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(slot: Slot): void {
+    const next = this.waiting.shift();
+    if (next) next(slot);
+    else this.idle.push(slot);
+  }
+
+  /** A slot whose thread was terminated is replaced for whoever waits next. */
+  private discard(slot: Slot): void {
+    this.slots.delete(slot);
+    void slot.worker.terminate();
+    if (this.closed) return;
+    const next = this.waiting.shift();
+    if (next) next(this.spawn());
+  }
+
+  private spawn(): Slot {
     const worker = new Worker(join(__dirname, 'wasm-worker.js'), {
-      workerData: { wasm: compiled.wasm, entrypoints: compiled.entrypoints, input, data },
+      workerData: {
+        policiesKept: this.options.policiesPerThread ?? 16,
+        memoryPages: ((this.options.memoryMb ?? 256) * 1024 * 1024) / 65536,
+      },
       resourceLimits: { maxOldGenerationSizeMb: 256 },
     });
-    let settled = false;
-    const finish = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      void worker.terminate();
-      fn();
-    };
-    const timer = setTimeout(
-      () =>
-        finish(() => reject(new PolicyError('timeout', `the policy ran over its budget of ${budgetMs} ms`))),
-      budgetMs,
-    );
-    worker.once('message', (message: { results?: Record<string, unknown>; error?: string }) =>
-      finish(() => {
-        if (message.error !== undefined) return reject(new PolicyError('policy_error', message.error));
-        try {
-          resolve(normalise(message.results ?? {}));
-        } catch (error) {
-          reject(error);
+    const slot: Slot = { worker };
+    worker.on('message', (reply: EvaluationReply) => {
+      if (slot.current?.seq === reply.seq) slot.current.settle(reply);
+    });
+    // The thread died (out of memory, say): whatever it ran fails, the slot is replaced.
+    worker.on('error', (error) => slot.current?.settle(error));
+    worker.on('exit', (code) => slot.current?.settle(new Error(`the policy's thread exited (${code})`)));
+    worker.unref();
+    this.slots.add(slot);
+    return slot;
+  }
+
+  private run(
+    slot: Slot,
+    message: EvaluationMessage,
+  ): Promise<Extract<EvaluationReply, { result: unknown }>> {
+    const budgetMs = this.options.budgetMs;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        settle(new PolicyError('timeout', `the policy ran over its budget of ${budgetMs} ms`));
+      }, budgetMs);
+      const settle = (reply: EvaluationReply | Error) => {
+        if (slot.current?.seq !== message.seq) return;
+        slot.current = undefined;
+        clearTimeout(timer);
+        if (reply instanceof Error) {
+          this.discard(slot);
+          return reject(
+            reply instanceof PolicyError ? reply : new PolicyError('policy_error', reply.message),
+          );
         }
-      }),
-    );
-    worker.once('error', (error) => finish(() => reject(new PolicyError('policy_error', error.message))));
-  });
+        this.release(slot);
+        if ('error' in reply) return reject(new PolicyError('policy_error', this.explain(reply.error)));
+        resolve(reply);
+      };
+      slot.current = { seq: message.seq, settle };
+      slot.worker.postMessage(message);
+    });
+  }
+
+  private explain(error: string): string {
+    if (/opa_malloc: failed|out of memory/i.test(error))
+      return `the policy ran out of memory (its ceiling is ${this.options.memoryMb ?? 256} MiB): ${error}`;
+    return error;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const slot of this.slots) {
+      slot.current?.settle(new PolicyError('service_error', 'the policy evaluator was closed'));
+      void slot.worker.terminate();
+    }
+    this.slots.clear();
+    this.idle.length = 0;
+  }
 }
 
 /** The policy contract: a boolean `allow`, an optional set of strings `violations`. */
-function normalise(results: Record<string, unknown>): PolicyResult {
-  const allow = results['policy/allow'];
+function normalise(result: unknown): PolicyResult {
+  const { allow: allows, violations: found } = result as { allow: unknown[]; violations: unknown[] };
+  const allow = allows[0];
   if (allow === undefined) {
     throw new PolicyError(
       'policy_error',
@@ -62,7 +166,7 @@ function normalise(results: Record<string, unknown>): PolicyResult {
   }
   if (typeof allow !== 'boolean')
     throw new PolicyError('policy_error', `\`allow\` must be a boolean, not ${JSON.stringify(allow)}`);
-  const violations = results['policy/violations'] ?? [];
+  const violations = found[0] ?? [];
   if (!Array.isArray(violations) || !violations.every((v) => typeof v === 'string')) {
     throw new PolicyError('policy_error', '`violations` must be a set of strings');
   }

@@ -1,33 +1,62 @@
 import { loadPolicy } from '@open-policy-agent/opa-wasm';
 import { parentPort, workerData } from 'node:worker_threads';
 
-/** Runs in a worker thread: one evaluation of a compiled policy, so the caller can stop it. */
-interface Job {
+/**
+ * A long-lived worker thread of the PolicyEvaluator pool: evaluates compiled
+ * policies one at a time and keeps the most recently used ones instantiated,
+ * so a warm policy costs only its evaluation. The pool terminates the thread
+ * when an evaluation runs over its budget.
+ */
+export interface EvaluationMessage {
+  seq: number;
+  hash: string;
   wasm: Uint8Array;
-  entrypoints: string[];
-  input: unknown;
+  entrypoint: string;
+  /** JSON text, stringified by the caller. */
+  input: string;
   data: unknown;
 }
 
-(async () => {
-  const job = workerData as Job;
-  const policy = await loadPolicy(job.wasm);
-  policy.setData(job.data as object);
-  const results: Record<string, unknown> = {};
-  for (const entrypoint of job.entrypoints) {
-    const out = policy.evaluate(job.input, entrypoint) as { result?: unknown }[];
-    results[entrypoint] = out.length ? out[0].result : undefined;
+export type EvaluationReply = { seq: number; result: unknown } | { seq: number; error: string };
+
+type LoadedPolicy = Awaited<ReturnType<typeof loadPolicy>>;
+
+const { policiesKept, memoryPages } = workerData as { policiesKept: number; memoryPages: number };
+const loaded = new Map<string, LoadedPolicy>();
+
+async function policyFor(message: EvaluationMessage): Promise<LoadedPolicy> {
+  let policy = loaded.get(message.hash);
+  if (policy) {
+    loaded.delete(message.hash); // re-inserted below as the most recently used
+  } else {
+    // A ceiling on the policy's memory: a runaway allocation traps instead of taking the host down.
+    policy = await loadPolicy(message.wasm, { initial: 5, maximum: memoryPages });
+    if (loaded.size >= policiesKept) loaded.delete(loaded.keys().next().value!);
   }
-  parentPort!.postMessage({ results });
-})().catch((error: unknown) => {
-  parentPort!.postMessage({ error: describe(error) });
+  loaded.set(message.hash, policy);
+  return policy;
+}
+
+parentPort!.on('message', (message: EvaluationMessage) => {
+  policyFor(message)
+    .then((policy) => {
+      policy.setData(message.data as object);
+      const input = new TextEncoder().encode(message.input).buffer;
+      const out = policy.evaluate(input, message.entrypoint) as { result?: unknown }[];
+      parentPort!.postMessage({ seq: message.seq, result: out[0]?.result } satisfies EvaluationReply);
+    })
+    .catch((error: unknown) => {
+      // A policy that failed half-way may have left its instance in any state: drop it.
+      loaded.delete(message.hash);
+      parentPort!.postMessage({ seq: message.seq, error: describe(error) } satisfies EvaluationReply);
+    });
 });
 
-/** opa-wasm throws plain objects for some runtime errors (an unsupported builtin, say). */
+/** opa-wasm throws plain objects or strings for some runtime errors (an unsupported builtin, say). */
 function describe(error: unknown): string {
   if (error instanceof Error) return error.message;
   if (error && typeof error === 'object') {
-    const e = error as { message?: unknown; code?: unknown };
+    const e = error as { message?: unknown };
     if (typeof e.message === 'string') return e.message;
     return JSON.stringify(error);
   }

@@ -1,17 +1,31 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { EventStore } from '../../../../libs/event-store/src';
 import { microsToSeconds } from '../../../../libs/event-store/src/microseconds';
 import type { JobContext } from '../../../../libs/jobs/src';
 import { CommandExecutor, EVENT_STORE } from '../../../../libs/platform/src';
-import { evaluatePolicy, OpaCompiler, PolicyError } from '../../../../libs/policy-engine/src';
-import { trailAt } from '../trails/trail-at';
-import { trailCompliance } from '../trails/trail.view';
+import { OpaCompiler, PolicyError, PolicyEvaluator } from '../../../../libs/policy-engine/src';
+import { TrailTimeMachine } from '../trails/trail-time-machine';
+import type { FlowTemplate } from '../flows/flow-template';
+import { trailCompliance, TrailView } from '../trails/trail.view';
 import { evaluationDecider, EvaluationEvent, evaluationStream } from './evaluation.decider';
 
 export const EVALUATIONS_QUEUE = 'evaluations';
 export const EVALUATION_ATTEMPTS = 3;
 export const POLICY_COMPILER = Symbol('POLICY_COMPILER');
-export const POLICY_BUDGET_MS = Symbol('POLICY_BUDGET_MS');
+export const POLICY_EVALUATOR = Symbol('POLICY_EVALUATOR');
+
+/** About 3 s in all, densest at first: the request is usually recorded within a millisecond or two. */
+const RECORD_WAITS_MS = [1, 1, 2, 2, 5, 10, 20, 50, 100, 200, 300, 500, 500, 500, 500];
+
+/** A trail as a policy sees it (`GET /trails/…` at the instant), as JSON text memoised per fold. */
+const inputJson = new WeakMap<TrailView, { template: FlowTemplate | null; json: string }>();
+function policyInputJson(view: TrailView, template: FlowTemplate | null): string {
+  const memo = inputJson.get(view);
+  if (memo?.template === template) return memo.json;
+  const json = JSON.stringify({ ...view, compliance_status: trailCompliance(view, template) });
+  inputJson.set(view, { template, json });
+  return json;
+}
 
 export interface EvaluationJob {
   org: string;
@@ -24,7 +38,7 @@ export interface EvaluationJob {
  * and the outcome recorded once.
  */
 @Injectable()
-export class EvaluationConsumer {
+export class EvaluationConsumer implements OnModuleDestroy {
   readonly queue = EVALUATIONS_QUEUE;
   readonly concurrency = 2;
   private readonly logger = new Logger('evaluations');
@@ -33,32 +47,38 @@ export class EvaluationConsumer {
     @Inject(EVENT_STORE) private readonly events: EventStore,
     private readonly executor: CommandExecutor,
     @Inject(POLICY_COMPILER) private readonly compiler: OpaCompiler,
-    @Inject(POLICY_BUDGET_MS) private readonly budgetMs: number,
+    @Inject(POLICY_EVALUATOR) private readonly evaluator: PolicyEvaluator,
+    private readonly timeMachine: TrailTimeMachine,
   ) {}
+
+  async onModuleDestroy(): Promise<void> {
+    await this.evaluator.close();
+  }
 
   async handle(job: JobContext): Promise<unknown> {
     const { org, id } = job.data as EvaluationJob;
-    const history = await this.events.readStream(evaluationStream(org, id));
+    const history = await this.recordedHistory(org, id);
     const requested = history.find((e) => e.type === 'evaluation_requested');
-    // The job is enqueued before the request is recorded (so an outage records nothing): wait for it.
-    if (!requested) throw new Error(`evaluation ${id} is not recorded (yet)`);
+    // Never recorded (the request failed after enqueueing): retried, then dead-lettered.
+    if (!requested) throw new Error(`evaluation ${id} is not recorded`);
     if (history.length > 1) return 'already finished';
     const data = (requested as unknown as Extract<EvaluationEvent, { type: 'evaluation_requested' }>).data;
     try {
       const at = microsToSeconds(data.recorded_at);
-      const trails = [];
+      const trails: string[] = [];
       for (const ref of data.context.trails) {
-        const past = await trailAt(this.events, org, ref.flow, ref.trail, at);
+        const past = await this.timeMachine.at(org, ref.flow, ref.trail, at);
         if (!past.view)
           throw new PolicyError(
             'service_error',
             `trail ${ref.flow}/${ref.trail} vanished at the pinned instant`,
           );
-        trails.push({ ...past.view, compliance_status: trailCompliance(past.view, past.template) });
+        trails.push(policyInputJson(past.view, past.template));
       }
-      const input = trails.length === 1 ? { trails, trail: trails[0] } : { trails };
+      // Assembled from each trail's JSON text, kept with its fold: no input is serialised twice.
+      const input = `{"trails":[${trails.join(',')}]${trails.length === 1 ? `,"trail":${trails[0]}` : ''}}`;
       const compiled = await this.compiler.compile(data.policy.files);
-      const result = await evaluatePolicy(compiled, input, { params: data.params }, this.budgetMs);
+      const result = await this.evaluator.evaluateJson(compiled, input, { params: data.params });
       await this.record(org, id, { kind: 'complete', id, result });
       return result;
     } catch (error) {
@@ -76,6 +96,19 @@ export class EvaluationConsumer {
       });
       return 'service_error';
     }
+  }
+
+  /**
+   * The job is enqueued a moment before the request is recorded (so a queue
+   * outage records nothing): a job that arrives first waits briefly for it.
+   */
+  private async recordedHistory(org: string, id: string) {
+    for (const pause of RECORD_WAITS_MS) {
+      const history = await this.events.readStream(evaluationStream(org, id));
+      if (history.length > 0) return history;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+    return this.events.readStream(evaluationStream(org, id));
   }
 
   private async record(

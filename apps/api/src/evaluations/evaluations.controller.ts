@@ -15,7 +15,7 @@ import {
 import type { ReadStore } from '../../../../libs/read-store/src';
 import { AuthenticatedRequest, requestMetadata } from '../accounts/auth.guard';
 import { ORGANIZATIONS } from '../accounts/accounts.projection';
-import { trailAt } from '../trails/trail-at';
+import { TrailTimeMachine } from '../trails/trail-time-machine';
 import { EVALUATION_ATTEMPTS, EVALUATIONS_QUEUE } from './evaluation.consumer';
 import { evaluationDecider, evaluationStream } from './evaluation.decider';
 import { parseEvaluationRequest } from './evaluation-request';
@@ -34,6 +34,7 @@ export class EvaluationsController {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(JOBS) private readonly jobs: Jobs,
+    private readonly timeMachine: TrailTimeMachine,
   ) {}
 
   @Post(':org')
@@ -46,7 +47,7 @@ export class EvaluationsController {
     const head = await this.events.head();
     const at = microsToSeconds(head.recordedAt);
     for (const [i, ref] of request.context.trails.entries()) {
-      if (!(await trailAt(this.events, org, ref.flow, ref.trail, at)).view) {
+      if (!(await this.timeMachine.at(org, ref.flow, ref.trail, at)).view) {
         throw new ApiError(404, 'Trail not found', {
           [`context.trails[${i}]`]: `no trail ${ref.flow}/${ref.trail} at the pinned instant`,
         });

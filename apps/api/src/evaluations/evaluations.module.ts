@@ -2,12 +2,14 @@ import { Module } from '@nestjs/common';
 import { join } from 'node:path';
 import type { Config } from '../../../../libs/platform/src';
 import { CONFIG } from '../../../../libs/platform/src';
-import { OpaCompiler } from '../../../../libs/policy-engine/src';
-import { EvaluationConsumer, POLICY_BUDGET_MS, POLICY_COMPILER } from './evaluation.consumer';
+import { OpaCompiler, PolicyEvaluator } from '../../../../libs/policy-engine/src';
+import { EvaluationConsumer, POLICY_COMPILER, POLICY_EVALUATOR } from './evaluation.consumer';
 import { EvaluationsController } from './evaluations.controller';
+import { TrailTimeMachineModule } from '../trails/trail-time-machine';
 
 /** Evaluations: the API and the queue consumer (started by the worker role). */
 @Module({
+  imports: [TrailTimeMachineModule],
   controllers: [EvaluationsController],
   providers: [
     {
@@ -15,7 +17,12 @@ import { EvaluationsController } from './evaluations.controller';
       useFactory: (config: Config) => new OpaCompiler(join(config.dataDir, 'policy-cache')),
       inject: [CONFIG],
     },
-    { provide: POLICY_BUDGET_MS, useFactory: (config: Config) => config.policyBudgetMs, inject: [CONFIG] },
+    {
+      provide: POLICY_EVALUATOR,
+      useFactory: (config: Config) =>
+        new PolicyEvaluator({ budgetMs: config.policyBudgetMs, threads: config.policyThreads }),
+      inject: [CONFIG],
+    },
     EvaluationConsumer,
   ],
   exports: [EvaluationConsumer],

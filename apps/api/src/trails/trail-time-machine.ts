@@ -1,31 +1,92 @@
-import type { EventStore } from '../../../../libs/event-store/src';
+import { Inject, Injectable, Module } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import type { EventStore, StoredEvent } from '../../../../libs/event-store/src';
 import { secondsToMicros } from '../../../../libs/event-store/src/microseconds';
+import { EVENT_STORE } from '../../../../libs/platform/src';
 import { flowStream, type FlowEvent } from '../flows/flow.decider';
 import type { FlowTemplate } from '../flows/flow-template';
 import { trailStream, type TrailEvent } from './trail.events';
 import { evolveTrailView, TrailView } from './trail.view';
 
-/**
- * Time travel: a trail as it was at an instant, by folding its own stream up
- * to that recorded instant with the code the live read model uses. Its cost
- * is that trail's history (and its flow's), not the size of the log.
- */
-export async function trailAt(
-  events: EventStore,
-  org: string,
-  flow: string,
-  trail: string,
-  atSeconds: number,
-): Promise<{ view: TrailView | null; template: FlowTemplate | null; flowExists: boolean }> {
-  const until = secondsToMicros(atSeconds);
-  const flowHistory = await events.readStream(flowStream(org, flow), { untilRecordedAt: until });
-  // Every flow event carries the whole template: the latest one counts.
-  const latest = flowHistory[flowHistory.length - 1];
-  const template = latest ? ((latest.data as FlowEvent['data']).template ?? null) : null;
-  const history = await events.readStream(trailStream(org, flow, trail), { untilRecordedAt: until });
-  const view = history.reduce<TrailView | null>(
-    (v, e) => evolveTrailView(v, org, { type: e.type, data: e.data } as TrailEvent, e.recordedAt),
-    null,
-  );
-  return { view, template, flowExists: flowHistory.length > 0 };
+/** Folds are shared between callers: read them, never change them. */
+export interface TrailAt {
+  view: TrailView | null;
+  template: FlowTemplate | null;
+  flowExists: boolean;
 }
+
+/** A stream folded up to one of its revisions. */
+interface Fold<T> {
+  revision: number;
+  lastRecordedAt: number;
+  value: T;
+}
+
+/**
+ * Time travel: a trail as it was at an instant, by folding its own stream
+ * (and its flow's) up to that recorded instant with the code the live read
+ * model uses. Its cost is that trail's history, not the size of the log.
+ *
+ * Folds are kept (least recently used dropped): streams only grow and
+ * `recorded_at` never decreases along a stream, so a fold whose last event is
+ * no later than the instant asked for is a prefix of the answer, and only the
+ * events after it are read. An instant before a kept fold is folded afresh.
+ */
+@Injectable()
+export class TrailTimeMachine {
+  private readonly trails = new LRUCache<string, Fold<TrailView | null>>({ max: 5_000 });
+  private readonly flows = new LRUCache<string, Fold<FlowTemplate | null>>({ max: 1_000 });
+
+  constructor(@Inject(EVENT_STORE) private readonly events: EventStore) {}
+
+  async at(org: string, flow: string, trail: string, atSeconds: number): Promise<TrailAt> {
+    const until = secondsToMicros(atSeconds);
+    const [flowFold, trailFold] = await Promise.all([
+      // Every flow event carries the whole template: the latest one counts.
+      this.fold(
+        this.flows,
+        flowStream(org, flow),
+        until,
+        (_, e) => (e.data as FlowEvent['data']).template ?? null,
+      ),
+      this.fold(this.trails, trailStream(org, flow, trail), until, (view: TrailView | null, e) =>
+        evolveTrailView(view, org, { type: e.type, data: e.data } as TrailEvent, e.recordedAt),
+      ),
+    ]);
+    return { view: trailFold.value, template: flowFold.value, flowExists: flowFold.revision >= 0 };
+  }
+
+  /** Drops every kept fold (the next answers fold from scratch). */
+  forget(): void {
+    this.trails.clear();
+    this.flows.clear();
+  }
+
+  private async fold<T>(
+    kept: LRUCache<string, Fold<T | null>>,
+    stream: string,
+    until: number,
+    evolve: (value: T | null, event: StoredEvent) => T | null,
+  ): Promise<Fold<T | null>> {
+    const cached = kept.get(stream);
+    const base: Fold<T | null> =
+      cached && cached.lastRecordedAt <= until ? cached : { revision: -1, lastRecordedAt: 0, value: null };
+    const events = await this.events.readStream(stream, {
+      fromRevision: base.revision + 1,
+      untilRecordedAt: until,
+    });
+    if (events.length === 0) return base;
+    const last = events[events.length - 1];
+    const fold = {
+      revision: last.revision,
+      lastRecordedAt: last.recordedAt,
+      value: events.reduce(evolve, base.value),
+    };
+    if (!cached || cached.revision < fold.revision) kept.set(stream, fold);
+    return fold;
+  }
+}
+
+/** Time travel for trails, shared by the trails API and the evaluation workers. */
+@Module({ providers: [TrailTimeMachine], exports: [TrailTimeMachine] })
+export class TrailTimeMachineModule {}

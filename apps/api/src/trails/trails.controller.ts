@@ -1,13 +1,12 @@
 import { Body, Controller, Get, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { EventStore } from '../../../../libs/event-store/src';
-import { trailAt } from './trail-at';
+import { TrailTimeMachine } from './trail-time-machine';
 import type { PdfRenderer } from '../../../../libs/reports/src/pdf-renderer';
 import { PDF_RENDERER } from './pdf-renderer.provider';
 import { trailAuditHtml } from './trail-audit-report';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
-import { ApiError, CommandExecutor, EVENT_STORE, READ_STORE, Requires } from '../../../../libs/platform/src';
+import { ApiError, CommandExecutor, READ_STORE, Requires } from '../../../../libs/platform/src';
 import type { Doc, ReadStore } from '../../../../libs/read-store/src';
 import { withoutInternals } from '../../../../libs/projections/src/guarded-write';
 import { AuthenticatedRequest, requestMetadata } from '../accounts/auth.guard';
@@ -35,7 +34,7 @@ export class TrailsController {
     private readonly executor: CommandExecutor,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(PDF_RENDERER) private readonly pdf: PdfRenderer,
-    @Inject(EVENT_STORE) private readonly events: EventStore,
+    private readonly timeMachine: TrailTimeMachine,
   ) {}
 
   @Put('trails/:org/:flow')
@@ -99,7 +98,7 @@ export class TrailsController {
     @Query() query: AtQuery,
   ) {
     if (query.at === undefined) return this.trailWithCompliance(org, flow, trail);
-    const past = await trailAt(this.events, org, flow, trail, query.at);
+    const past = await this.timeMachine.at(org, flow, trail, query.at);
     if (!past.flowExists) throw new ApiError(404, 'Flow not found');
     if (!past.view) throw new ApiError(404, 'Trail not found');
     return { ...past.view, compliance_status: trailCompliance(past.view, past.template) };

@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runBenchmark } from './support/run';
+import { createHttpApp } from '../apps/api/src/http-app';
+import { OrganizationBootstrap } from '../apps/api/src/accounts/organization-bootstrap';
+import { evaluationStream } from '../apps/api/src/evaluations/evaluation.decider';
+import { SqliteEventStore } from '../libs/event-store/src';
+import { TrailTimeMachine } from '../apps/api/src/trails/trail-time-machine';
+import { loadConfig } from '../libs/platform/src';
+import { OpaCompiler, PolicyEvaluator } from '../libs/policy-engine/src';
+import { client, Client, percentile } from './support/http-client';
+
+/**
+ * Evaluations benchmarks (issue: evaluations). Embedded mode over HTTP on
+ * loopback. Job latency is read from the log: the instant
+ * `evaluation_completed` was recorded minus the instant `evaluation_requested`
+ * was, so polling for the answer does not count.
+ */
+const results: Record<string, unknown> = {};
+const TRAILS = 100;
+const ATTESTATIONS_PER_TRAIL = 29; // + trail_started = 30 events per trail
+const RUNS = 40;
+
+const POLICY = {
+  'policy.rego': `package policy
+import rego.v1
+import data.lib.naming
+
+default allow := false
+allow if count(violations) == 0
+
+violations contains sprintf("%s: %s", [t.name, t.compliance_status.status]) if {
+  some t in input.trails
+  t.compliance_status.status != "COMPLIANT"
+}
+violations contains sprintf("%s is badly named", [t.name]) if {
+  some t in input.trails
+  not naming.ok(t.name)
+}
+`,
+  'lib/naming.rego': 'package lib.naming\nimport rego.v1\nok(name) if regex.match(`^t[0-9]+$`, name)\n',
+};
+
+async function seedNoise(path: string, total: number): Promise<void> {
+  const store = new SqliteEventStore({ path });
+  for (let i = 0; i < total; i += 200) {
+    await store.append(
+      `trail-noise/flow-${i % 20_000}`,
+      Array.from({ length: Math.min(200, total - i) }, (_, j) => ({
+        id: randomUUID(),
+        type: 'attestation_reported',
+        data: { name: `check-${(i + j) % 17}`, compliant: true },
+        metadata: { org: 'noise' },
+      })),
+      'any',
+    );
+  }
+  await store.close();
+}
+
+interface Latency {
+  p50_ms: number;
+  p90_ms: number;
+  max_ms: number;
+}
+
+async function jobLatency(noise: number): Promise<
+  Latency & {
+    events_in_log: number;
+    seed_s: number;
+    start_s: number;
+    runs: number;
+    ten_trails_changed_each_run: Latency;
+    no_kept_folds: Latency;
+  }
+> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'des-bench-eval-'));
+  const config = loadConfig({ DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  let t = performance.now();
+  await seedNoise(join(dataDir, 'events.db'), noise);
+  const seededS = (performance.now() - t) / 1000;
+  t = performance.now();
+  const app = await createHttpApp({ config, role: 'all' });
+  await app.listen(0, '127.0.0.1');
+  const startS = (performance.now() - t) / 1000;
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  const key = (await app.get(OrganizationBootstrap).createOrganization('bench', ['evaluations'], 10)).key;
+  const http = client(port, { authorization: `Bearer ${key}` });
+  await ok(http, 'PUT', '/api/v2/flows/bench', { name: 'svc' });
+  const trails = Array.from({ length: TRAILS }, (_, i) => `t${i}`);
+  for (const trail of trails) {
+    await ok(http, 'PUT', '/api/v2/trails/bench/svc', {
+      name: trail,
+      git_commit_info: { sha1: `c0ffee${trail}` },
+    });
+    for (let a = 0; a < ATTESTATIONS_PER_TRAIL; a++) {
+      await ok(http, 'POST', `/api/v2/attestations/bench/svc/trail/${trail}/junit`, {
+        attestation_name: `suite-${a % 10}`,
+        junit_results: [{ name: 'all', tests: 10, failures: 0, errors: 0 }],
+      });
+    }
+  }
+  const store = new SqliteEventStore({ path: join(dataDir, 'events.db') });
+  const logSize = (await store.head()).position;
+  const body = {
+    context: { trails: trails.map((trail) => ({ flow: 'svc', trail })) },
+    policy: { files: POLICY },
+  };
+  const timeMachine = app.get(TrailTimeMachine);
+  const measure = async (before: (i: number) => Promise<void>) => {
+    const latencies: number[] = [];
+    for (let i = 0; i <= RUNS; i++) {
+      await before(i);
+      latencies.push(await evaluateOnce());
+    }
+    latencies.shift(); // the first warms the policy cache
+    latencies.sort((a, b) => a - b);
+    return latencies;
+  };
+  const evaluateOnce = async () => {
+    const id = JSON.parse((await ok(http, 'POST', '/api/v2/evaluations/bench', body)).body).id as string;
+    for (;;) {
+      const res = JSON.parse((await ok(http, 'GET', `/api/v2/evaluations/bench/${id}`)).body);
+      if (res.status === 'failed') throw new Error(JSON.stringify(res.error));
+      if (res.status === 'completed') {
+        if (!res.result.allow) throw new Error(JSON.stringify(res.result));
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const [requested, completed] = await store.readStream(evaluationStream('bench', id));
+    return (completed.recordedAt - requested.recordedAt) / 1000;
+  };
+  // Unchanged trails; then 10 trails gain an attestation before each run; then no kept folds at all.
+  const unchanged = await measure(async () => undefined);
+  const changing = await measure(async (i) => {
+    for (let k = 0; k < 10; k++) {
+      await ok(http, 'POST', `/api/v2/attestations/bench/svc/trail/t${(i * 10 + k) % TRAILS}/junit`, {
+        attestation_name: `late-${i}`,
+        junit_results: [{ name: 'all', tests: 10, failures: 0, errors: 0 }],
+      });
+    }
+  });
+  const cold = await measure(async () => timeMachine.forget());
+  await store.close();
+  http.close();
+  await app.close();
+  const figures = (latencies: number[]) => ({
+    p50_ms: percentile(latencies, 50),
+    p90_ms: percentile(latencies, 90),
+    max_ms: +latencies[latencies.length - 1].toFixed(1),
+  });
+  return {
+    events_in_log: logSize,
+    seed_s: +seededS.toFixed(1),
+    start_s: +startS.toFixed(1),
+    runs: RUNS,
+    ...figures(unchanged),
+    ten_trails_changed_each_run: figures(changing),
+    no_kept_folds: figures(cold),
+  };
+}
+
+async function ok(http: Client, method: string, path: string, body?: unknown) {
+  const res = await http.call(method, path, body);
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
+  return res;
+}
+
+async function compileAndEvaluate(): Promise<void> {
+  const compiler = new OpaCompiler(mkdtempSync(join(tmpdir(), 'des-bench-opa-')));
+  const cold: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    await compiler.compile({ ...POLICY, 'extra.rego': `package extra\nn := ${i}\n` });
+    cold.push(performance.now() - t);
+  }
+  cold.sort((a, b) => a - b);
+  const compiled = await compiler.compile(POLICY);
+  const trail = (i: number) => ({
+    name: `t${i}`,
+    compliance_status: { status: 'COMPLIANT' },
+    attestations: Array.from({ length: 10 }, (_, a) => ({ name: `suite-${a}`, is_compliant: true })),
+  });
+  const input = { trails: Array.from({ length: TRAILS }, (_, i) => trail(i)) };
+  const evaluator = new PolicyEvaluator({ budgetMs: 5000 });
+  await evaluator.evaluate(compiled, input, {});
+  const seconds = 5;
+  const deadline = performance.now() + seconds * 1000;
+  let n = 0;
+  while (performance.now() < deadline) {
+    await evaluator.evaluate(compiled, input, { params: { n } });
+    n++;
+  }
+  const parallel = performance.now();
+  let m = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (performance.now() < parallel + seconds * 1000) {
+        await evaluator.evaluate(compiled, input, { params: { m } });
+        m++;
+      }
+    }),
+  );
+  await evaluator.close();
+  results.policy_engine = {
+    cold_compile_p50_ms: percentile(cold, 50),
+    cold_compile_max_ms: Math.round(cold[cold.length - 1]),
+    evaluations_per_s_sequential: Math.round(n / seconds),
+    evaluations_per_s_4_callers: Math.round(m / seconds),
+    input_trails: TRAILS,
+  };
+  console.log(
+    `Policy engine: cold compile p50 ${percentile(cold, 50)} ms (max ${Math.round(cold[cold.length - 1])}); ` +
+      `opa-wasm over ${TRAILS} trails: ${Math.round(n / seconds)} evaluations/s sequential, ${Math.round(m / seconds)}/s with 4 callers`,
+  );
+}
+
+runBenchmark('evaluations', results, async () => {
+  await compileAndEvaluate();
+  const small = await jobLatency(10_000 - TRAILS * (ATTESTATIONS_PER_TRAIL + 1));
+  results.job_latency_10k_events = { ...small, goal_p50_ms: 25 };
+  console.log(
+    `Evaluation of ${TRAILS} trails, warm policy cache, ${small.events_in_log} events in the log: ` +
+      `job latency p50 ${small.p50_ms} ms, p90 ${small.p90_ms} ms (goal p50 <= 25 ms); ` +
+      `with 10 trails changed before each run p50 ${small.ten_trails_changed_each_run.p50_ms} ms; ` +
+      `with no kept folds p50 ${small.no_kept_folds.p50_ms} ms`,
+  );
+  const large = await jobLatency(1_000_000);
+  const ratio = +(large.p50_ms / small.p50_ms).toFixed(2);
+  results.job_latency_1m_events = { ...large, ratio_to_10k: ratio, goal_ratio: 1.5 };
+  console.log(
+    `Same with ${large.events_in_log} events in the log (start ${large.start_s} s): ` +
+      `p50 ${large.p50_ms} ms, p90 ${large.p90_ms} ms, ${ratio}x the 10k figure (goal <= 1.5x); ` +
+      `10 trails changed p50 ${large.ten_trails_changed_each_run.p50_ms} ms; no kept folds p50 ${large.no_kept_folds.p50_ms} ms`,
+  );
+});

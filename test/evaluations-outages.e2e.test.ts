@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Job, Queue } from 'bullmq';
+import IORedis from 'ioredis';
+import request from 'supertest';
+import { evaluationStream } from '../apps/api/src/evaluations/evaluation.decider';
+import { EVALUATIONS_QUEUE } from '../apps/api/src/evaluations/evaluation.consumer';
+import { SqliteEventStore } from '../libs/event-store/src';
+import { freePort } from './support/engines';
+import { modeEnv, startApp, TestApp } from './support/app';
+import { Child, eventually, startProcess } from './support/processes';
+
+const ALLOW_GOOD = {
+  'policy.rego':
+    'package policy\nimport rego.v1\ndefault allow := false\nallow if input.trail.name == "good"\n',
+};
+const body = (files: Record<string, string> = ALLOW_GOOD) => ({
+  context: { trails: [{ flow: 'svc', trail: 'good' }] },
+  policy: { files },
+});
+
+/** A server-mode deployment with flow `svc` and trail `good`, then closed: its env and admin key. */
+async function seeded(extra: NodeJS.ProcessEnv = {}) {
+  const env = await modeEnv('server', extra);
+  const t = await startApp({ mode: 'server', env });
+  await t.http.put('/api/v2/flows/acme').send({ name: 'svc' });
+  await t.http.put('/api/v2/trails/acme/svc').send({ name: 'good' });
+  await t.close();
+  return {
+    env,
+    auth: t.auth,
+    eventsPath: t.config.eventStore.kind === 'sqlite' ? t.config.eventStore.path : '',
+  };
+}
+
+async function evaluationEventsIn(path: string): Promise<string[]> {
+  const store = new SqliteEventStore({ path });
+  try {
+    const all = await store.readAll(0, 100_000);
+    return all.filter((e) => e.stream.startsWith('evaluation-')).map((e) => e.type);
+  } finally {
+    await store.close();
+  }
+}
+
+const expect503 = (res: request.Response) => {
+  assert.equal(res.status, 503, JSON.stringify(res.body));
+  assert.deepEqual(res.body, {
+    message: 'Database temporarily unavailable; retry the request.',
+    errors: null,
+  });
+  assert.equal(res.headers['retry-after'], '5');
+};
+
+describe('evaluations: outages answer 503 and record nothing', () => {
+  it('Redis unreachable: POST answers 503 at once, nothing is recorded; the app (worker role too) starts and stops', async () => {
+    const { env, auth, eventsPath } = await seeded();
+    const t = await startApp({
+      mode: 'server',
+      role: 'all',
+      env: { ...env, REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
+      bootstrap: false,
+    });
+    try {
+      expect503(await request(t.server).post('/api/v2/evaluations/acme').set(auth).send(body()));
+      assert.deepEqual(await evaluationEventsIn(eventsPath), []);
+      // Reads do not need the queue.
+      const trail = await request(t.server).get('/api/v2/trails/acme/svc/good').set(auth);
+      assert.equal(trail.status, 200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('event store unreachable: POST answers 503, and no job is queued', async () => {
+    const { env, auth } = await seeded();
+    const t = await startApp({
+      mode: 'server',
+      role: 'api',
+      env: { ...env, KURRENTDB_URL: `kurrentdb://127.0.0.1:${await freePort()}?tls=false` },
+      bootstrap: false,
+    });
+    try {
+      expect503(await request(t.server).post('/api/v2/evaluations/acme').set(auth).send(body()));
+      const redis = new IORedis(env.REDIS_URL!, { maxRetriesPerRequest: null });
+      const queue = new Queue(EVALUATIONS_QUEUE, { connection: redis, prefix: env.DES_QUEUE_PREFIX });
+      const counts = await queue.getJobCounts();
+      await queue.close();
+      redis.disconnect();
+      assert.deepEqual(
+        Object.entries(counts).filter(([, n]) => n > 0),
+        [],
+        'no job in the queue',
+      );
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('evaluations: a worker killed mid-job', () => {
+  it('is replaced by another that takes the job up again and records exactly one outcome', async () => {
+    // About half a second of evaluation, so the first worker is surely killed before it finishes.
+    const slow = {
+      'policy.rego':
+        'package policy\nimport rego.v1\ndefault allow := false\nallow if count({x | some i in numbers.range(1, 500); some j in numbers.range(1, 500); x := (i * j) % 10}) == 10\n',
+    };
+    // Every process of a deployment shares the lock setting (a stalled check marks its interval in Redis).
+    const { env, auth, eventsPath } = await seeded({
+      DES_JOB_LOCK_MS: '1000',
+      DES_POLICY_BUDGET_MS: '60000',
+    });
+    const projector = startProcess('projector', env);
+    let first: Child | undefined = startProcess('worker', env);
+    let second: Child | undefined;
+    let api: TestApp | undefined;
+    const connection = new IORedis(env.REDIS_URL!, { maxRetriesPerRequest: null });
+    const queue = new Queue(EVALUATIONS_QUEUE, { connection, prefix: env.DES_QUEUE_PREFIX });
+    try {
+      api = await startApp({ mode: 'server', role: 'api', env, bootstrap: false });
+      const posted = await request(api.server).post('/api/v2/evaluations/acme').set(auth).send(body(slow));
+      assert.equal(posted.status, 201);
+      const id = posted.body.id as string;
+      await eventually(
+        () => queue.getJobState(id),
+        (state) => state === 'active',
+        30_000,
+      );
+      first.process.kill('SIGKILL');
+      await first.exited;
+      first = undefined;
+      assert.deepEqual(
+        await evaluationEventsIn(eventsPath),
+        ['evaluation_requested'],
+        'killed before it finished',
+      );
+
+      second = startProcess('worker', env);
+      const done = await eventually(
+        async () => (await request(api!.server).get(`/api/v2/evaluations/acme/${id}`).set(auth)).body,
+        (b) => b.status !== 'pending',
+        60_000,
+      ).catch(async (error) => {
+        const job = await Job.fromId(queue, id);
+        throw new Error(
+          `${error.message}; job ${JSON.stringify(job?.toJSON())} ${await queue.getJobState(id)}; second worker: ${second?.output()}`,
+        );
+      });
+      assert.deepEqual([done.status, done.result], ['completed', { allow: true, violations: [] }]);
+      const job = await Job.fromId(queue, id);
+      assert.ok(job && job.attemptsStarted >= 2, `the job was started again (${job?.attemptsStarted})`);
+      const store = new SqliteEventStore({ path: eventsPath });
+      const stream = await store.readStream(evaluationStream('acme', id));
+      await store.close();
+      assert.deepEqual(
+        stream.map((e) => e.type),
+        ['evaluation_requested', 'evaluation_completed'],
+      );
+    } finally {
+      await queue.close();
+      connection.disconnect();
+      await api?.close();
+      await first?.stop();
+      await second?.stop();
+      await projector.stop();
+    }
+  });
+});
