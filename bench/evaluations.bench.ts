@@ -72,6 +72,7 @@ async function jobLatency(noise: number): Promise<
     seed_s: number;
     start_s: number;
     runs: number;
+    client_observed_p50_ms: number;
     ten_trails_changed_each_run: Latency;
     no_kept_folds: Latency;
   }
@@ -109,23 +110,30 @@ async function jobLatency(noise: number): Promise<
     policy: { files: POLICY },
   };
   const timeMachine = app.get(TrailTimeMachine);
+  // Client-observed: from sending the POST to the first GET that shows the result (polled every 2 ms).
+  const observed: number[] = [];
   const measure = async (before: (i: number) => Promise<void>) => {
     const latencies: number[] = [];
+    observed.length = 0;
     for (let i = 0; i <= RUNS; i++) {
       await before(i);
       latencies.push(await evaluateOnce());
     }
     latencies.shift(); // the first warms the policy cache
+    observed.shift();
     latencies.sort((a, b) => a - b);
+    observed.sort((a, b) => a - b);
     return latencies;
   };
   const evaluateOnce = async () => {
+    const started = performance.now();
     const id = JSON.parse((await ok(http, 'POST', '/api/v2/evaluations/bench', body)).body).id as string;
     for (;;) {
       const res = JSON.parse((await ok(http, 'GET', `/api/v2/evaluations/bench/${id}`)).body);
       if (res.status === 'failed') throw new Error(JSON.stringify(res.error));
       if (res.status === 'completed') {
         if (!res.result.allow) throw new Error(JSON.stringify(res.result));
+        observed.push(performance.now() - started);
         break;
       }
       await new Promise((r) => setTimeout(r, 2));
@@ -135,6 +143,7 @@ async function jobLatency(noise: number): Promise<
   };
   // Unchanged trails; then 10 trails gain an attestation before each run; then no kept folds at all.
   const unchanged = await measure(async () => undefined);
+  const clientObservedP50 = percentile(observed, 50);
   const changing = await measure(async (i) => {
     for (let k = 0; k < 10; k++) {
       await ok(http, 'POST', `/api/v2/attestations/bench/svc/trail/t${(i * 10 + k) % TRAILS}/junit`, {
@@ -158,6 +167,7 @@ async function jobLatency(noise: number): Promise<
     start_s: +startS.toFixed(1),
     runs: RUNS,
     ...figures(unchanged),
+    client_observed_p50_ms: clientObservedP50,
     ten_trails_changed_each_run: figures(changing),
     no_kept_folds: figures(cold),
   };
@@ -224,7 +234,8 @@ runBenchmark('evaluations', results, async () => {
   results.job_latency_10k_events = { ...small, goal_p50_ms: 25 };
   console.log(
     `Evaluation of ${TRAILS} trails, warm policy cache, ${small.events_in_log} events in the log: ` +
-      `job latency p50 ${small.p50_ms} ms, p90 ${small.p90_ms} ms (goal p50 <= 25 ms); ` +
+      `job latency p50 ${small.p50_ms} ms, p90 ${small.p90_ms} ms (goal p50 <= 25 ms), ` +
+      `POST to result seen by the client p50 ${small.client_observed_p50_ms} ms; ` +
       `with 10 trails changed before each run p50 ${small.ten_trails_changed_each_run.p50_ms} ms; ` +
       `with no kept folds p50 ${small.no_kept_folds.p50_ms} ms`,
   );
