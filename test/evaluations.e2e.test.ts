@@ -182,6 +182,16 @@ violations contains "too few trails" if { not limits.enough(input.trails) }
       }
     });
 
+    it('counts finished evaluations by outcome and times the jobs in /metrics', async () => {
+      const metrics = (await request(t.server).get('/metrics')).text;
+      for (const outcome of ['completed', 'policy_error', 'timeout'])
+        assert.match(metrics, new RegExp(`des_evaluations_finished_total\\{outcome="${outcome}"\\} [1-9]`));
+      assert.match(
+        metrics,
+        /des_job_duration_seconds_count\{queue="evaluations",outcome="completed"\} [1-9]/,
+      );
+    });
+
     it('answers 404 for an unknown trail and for an unknown evaluation; 403 without the beta feature', async () => {
       const missing = await evaluate(['good', 'ghost'], { 'policy.rego': COMPLIANT_ONLY });
       assert.deepEqual(

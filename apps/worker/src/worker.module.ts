@@ -1,7 +1,7 @@
 import { DynamicModule, Inject, Logger, Module, OnApplicationBootstrap, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { Jobs } from '../../../libs/jobs/src';
-import { JOBS } from '../../../libs/platform/src';
+import type { JobContext, Jobs } from '../../../libs/jobs/src';
+import { JOBS, Metrics } from '../../../libs/platform/src';
 import { QueueConsumer, queueConsumers } from './job-handlers';
 
 const CONSUMERS = Symbol('CONSUMERS');
@@ -12,18 +12,31 @@ class WorkerRunner implements OnApplicationBootstrap {
     @Inject(JOBS) private readonly jobs: Jobs,
     @Inject(CONSUMERS) private readonly consumers: Type<QueueConsumer>[],
     private readonly moduleRef: ModuleRef,
+    private readonly metrics: Metrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const queues: string[] = [];
     for (const type of this.consumers) {
       const consumer = this.moduleRef.get(type, { strict: false });
-      await this.jobs.work(consumer.queue, (job) => consumer.handle(job), {
+      await this.jobs.work(consumer.queue, (job) => this.timed(consumer, job), {
         concurrency: consumer.concurrency,
       });
       queues.push(consumer.queue);
     }
     this.logger.log(`consuming ${queues.join(', ') || 'no queues yet'} (${this.jobs.kind})`);
+  }
+
+  private async timed(consumer: QueueConsumer, job: JobContext): Promise<unknown> {
+    const end = this.metrics.jobDuration.startTimer({ queue: consumer.queue });
+    try {
+      const result = await consumer.handle(job);
+      end({ outcome: 'completed' });
+      return result;
+    } catch (error) {
+      end({ outcome: 'failed' });
+      throw error;
+    }
   }
 }
 

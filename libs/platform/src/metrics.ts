@@ -34,6 +34,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly jobDuration = new Histogram({
+    name: 'des_job_duration_seconds',
+    help: 'Background job attempts by queue and outcome (completed, or failed and retried/dead-lettered)',
+    labelNames: ['queue', 'outcome'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly evaluationsFinished = new Counter({
+    name: 'des_evaluations_finished_total',
+    help: 'Evaluations finished, by outcome (completed, policy_error, timeout, service_error)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'des_' });
   }

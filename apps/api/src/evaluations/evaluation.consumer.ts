@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { EventStore } from '../../../../libs/event-store/src';
 import { microsToSeconds } from '../../../../libs/event-store/src/microseconds';
 import type { JobContext } from '../../../../libs/jobs/src';
-import { CommandExecutor, EVENT_STORE } from '../../../../libs/platform/src';
+import { CommandExecutor, EVENT_STORE, Metrics } from '../../../../libs/platform/src';
 import { OpaCompiler, PolicyError, PolicyEvaluator } from '../../../../libs/policy-engine/src';
 import { TrailTimeMachine } from '../trails/trail-time-machine';
 import type { FlowTemplate } from '../flows/flow-template';
@@ -49,6 +49,7 @@ export class EvaluationConsumer implements OnModuleDestroy {
     @Inject(POLICY_COMPILER) private readonly compiler: OpaCompiler,
     @Inject(POLICY_EVALUATOR) private readonly evaluator: PolicyEvaluator,
     private readonly timeMachine: TrailTimeMachine,
+    private readonly metrics: Metrics,
   ) {}
 
   async onModuleDestroy(): Promise<void> {
@@ -116,10 +117,14 @@ export class EvaluationConsumer implements OnModuleDestroy {
     id: string,
     command: Parameters<typeof evaluationDecider.decide>[0],
   ): Promise<void> {
-    await this.executor.execute(evaluationStream(org, id), evaluationDecider, command, {
+    const executed = await this.executor.execute(evaluationStream(org, id), evaluationDecider, command, {
       org,
       actor: { kind: 'system', name: 'evaluator' },
       causation_id: id,
     });
+    if (executed.events.length > 0)
+      this.metrics.evaluationsFinished.inc({
+        outcome: command.kind === 'fail' ? command.error.kind : 'completed',
+      });
   }
 }
