@@ -34,7 +34,12 @@ interface Fold<T> {
  */
 @Injectable()
 export class TrailTimeMachine {
-  private readonly trails = new LRUCache<string, Fold<TrailView | null>>({ max: 5_000 });
+  // Bounded by the events the kept folds hold, so a few very long trails cannot crowd memory.
+  private readonly trails = new LRUCache<string, Fold<TrailView | null>>({
+    max: 5_000,
+    maxSize: 500_000,
+    sizeCalculation: (fold) => fold.revision + 1,
+  });
   private readonly flows = new LRUCache<string, Fold<FlowTemplate | null>>({ max: 1_000 });
 
   constructor(@Inject(EVENT_STORE) private readonly events: EventStore) {}
