@@ -173,6 +173,13 @@ violations contains "too few trails" if { not limits.enough(input.trails) }
           ['policy.b', 'policy.files.a'],
         ],
         [{ policy: { files: { a: 'x' } } }, ['context']],
+        [
+          {
+            context: { trails: [{ flow: 'svc', trail: 'good' }] },
+            policy: { files: { 'ok/p.rego': 'x', '../up.rego': 'x', '/abs.rego': 'x' } },
+          },
+          ['policy.files.../up.rego', 'policy.files./abs.rego'],
+        ],
       ];
       for (const [body, paths] of rows) {
         const res = await t.http.post('/api/v2/evaluations/acme').send(body as object);

@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 
 /**
  * ajv errors → the API's `errors`: field path (`artifacts[3].podName`, under
- * `root` if given) → message. `message` may word some errors itself;
+ * `root` if given; a bad property name at the property) → message. `message` may word some errors itself;
  * otherwise an unknown property "is not allowed" and the rest keep ajv's words.
  */
 export function schemaFieldErrors(
@@ -19,8 +19,9 @@ export function schemaFieldErrors(
         (acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part),
         options.root ?? '',
       );
-    const p = e.params as { missingProperty?: string; additionalProperty?: string };
-    const field = p.missingProperty ?? p.additionalProperty;
+    const p = e.params as { missingProperty?: string; additionalProperty?: string; propertyName?: string };
+    // A bad property name (`propertyNames`) is reported at the property itself.
+    const field = p.missingProperty ?? p.additionalProperty ?? e.propertyName ?? p.propertyName;
     const key = field ? (path ? `${path}.${field}` : field) : path || 'body';
     out[key] ??=
       options.message?.(e) ?? (p.additionalProperty ? 'is not allowed' : (e.message ?? 'is invalid'));

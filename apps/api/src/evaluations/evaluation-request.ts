@@ -43,6 +43,8 @@ const validate = new Ajv({ allErrors: true }).compile<EvaluationRequest>({
           type: 'object',
           minProperties: 1,
           maxProperties: 100,
+          // Relative paths that stay inside the policy: no leading `/`, no `..` segment.
+          propertyNames: { pattern: '^(?!/)(?!(.*/)?\\.\\.(/|$))[^\\\\\\u0000]+$' },
           additionalProperties: { type: 'string' },
         },
       },
@@ -57,7 +59,12 @@ export function parseEvaluationRequest(
   if (validate(body)) return body;
   return {
     errors: schemaFieldErrors(validate.errors, {
-      message: (e) => (e.keyword === 'required' ? 'is required' : undefined),
+      message: (e) =>
+        e.keyword === 'required'
+          ? 'is required'
+          : e.propertyName !== undefined || e.keyword === 'propertyNames'
+            ? 'must be a relative path inside the policy'
+            : undefined,
     }),
   };
 }
