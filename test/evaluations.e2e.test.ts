@@ -4,6 +4,9 @@ import request from 'supertest';
 import { OrganizationBootstrap } from '../apps/api/src/accounts/organization-bootstrap';
 import { modeEnv, Mode, startApp, TestApp } from './support/app';
 import { eventually } from './support/processes';
+import type { Jobs } from '../libs/jobs/src';
+import { JOBS } from '../libs/platform/src';
+import { EVALUATION_ATTEMPTS, EVALUATIONS_QUEUE } from '../apps/api/src/evaluations/evaluation.consumer';
 
 const junit = (failures: number) => ({
   attestation_name: 'tests',
@@ -219,3 +222,34 @@ violations contains "too few trails" if { not limits.enough(input.trails) }
     });
   });
 }
+
+describe('evaluations: a fault on our side', () => {
+  it('is retried, then recorded as service_error without our insides', async () => {
+    const t = await startApp({
+      mode: 'embedded',
+      env: await modeEnv('embedded', { OPA_PATH: '/nonexistent/opa' }),
+    });
+    try {
+      await t.http.put('/api/v2/flows/acme').send({ name: 'svc' });
+      await t.http.put('/api/v2/trails/acme/svc').send({ name: 'good' });
+      const res = await t.http.post('/api/v2/evaluations/acme').send({
+        context: { trails: [{ flow: 'svc', trail: 'good' }] },
+        policy: { files: { 'policy.rego': 'package policy\ndefault allow := true\n' } },
+      });
+      assert.equal(res.status, 201);
+      const done = await eventually(
+        async () => (await t.http.get(`/api/v2/evaluations/acme/${res.body.id}`)).body,
+        (b) => b.status !== 'pending',
+        30_000,
+      );
+      assert.deepEqual(done.error, {
+        kind: 'service_error',
+        message: 'The evaluation failed on the service side.',
+      });
+      const job = await t.app.get<Jobs>(JOBS).get(EVALUATIONS_QUEUE, res.body.id);
+      assert.equal(job?.attemptsMade, EVALUATION_ATTEMPTS, 'tried as many times as allowed first');
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -33,6 +33,8 @@ export interface Config {
   projectorLeaseMs: number;
   /** Time budget of one policy evaluation before it is stopped (`timeout`). */
   policyBudgetMs: number;
+  /** The OPA compiler (`OPA_PATH`); else `opa` on the PATH or the one setup builds. */
+  opaPath?: string;
   /** Warm threads evaluating policies in each worker process (default: up to 4, one per core). */
   policyThreads?: number;
   /** How long a call to an unreachable server may take before it is answered 503. */
@@ -70,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     projectorLeaseMs: Number(env.DES_PROJECTOR_LEASE_MS ?? 10_000),
     connectTimeoutMs: Number(env.DES_CONNECT_TIMEOUT_MS ?? 3000),
     policyBudgetMs: Number(env.DES_POLICY_BUDGET_MS ?? 2000),
+    opaPath: env.OPA_PATH,
     policyThreads: env.DES_POLICY_THREADS ? Number(env.DES_POLICY_THREADS) : undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
   };

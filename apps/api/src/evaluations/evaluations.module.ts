@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { join } from 'node:path';
 import type { Config } from '../../../../libs/platform/src';
 import { CONFIG } from '../../../../libs/platform/src';
-import { OpaCompiler, PolicyEvaluator } from '../../../../libs/policy-engine/src';
+import { OpaCompiler, opaPath, PolicyEvaluator } from '../../../../libs/policy-engine/src';
 import { EvaluationConsumer, POLICY_COMPILER, POLICY_EVALUATOR } from './evaluation.consumer';
 import { EvaluationsController } from './evaluations.controller';
 import { TrailTimeMachineModule } from '../trails/trail-time-machine';
@@ -14,7 +14,8 @@ import { TrailTimeMachineModule } from '../trails/trail-time-machine';
   providers: [
     {
       provide: POLICY_COMPILER,
-      useFactory: (config: Config) => new OpaCompiler(join(config.dataDir, 'policy-cache')),
+      useFactory: (config: Config) =>
+        new OpaCompiler(join(config.dataDir, 'policy-cache'), opaPath({ OPA_PATH: config.opaPath })),
       inject: [CONFIG],
     },
     {
