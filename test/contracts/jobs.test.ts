@@ -3,7 +3,8 @@ import { after, describe, it } from 'node:test';
 import { StoreUnavailableError } from '../../libs/event-store/src';
 import { jobsContract } from '../../libs/jobs/src/jobs.contract';
 import { BullMqJobs, InProcessJobs } from '../../libs/jobs/src';
-import { Engine, freePort, redisEngine, uniqueName } from '../support/engines';
+import { Engine, freePort, redisEngine, startRedis, uniqueName } from '../support/engines';
+import { eventually } from '../support/processes';
 
 jobsContract('in-process', async () => new InProcessJobs());
 
@@ -33,6 +34,37 @@ describe('BullMQ with Redis unreachable', () => {
       await assert.rejects(jobs.ping(), StoreUnavailableError);
     } finally {
       await jobs.close();
+    }
+  });
+
+  it('a worker started while Redis is down consumes once Redis is up', async () => {
+    const port = await freePort();
+    const jobs = new BullMqJobs({ url: `redis://127.0.0.1:${port}`, lockMs: 1000 });
+    const seen: unknown[] = [];
+    let redis: Engine | undefined;
+    try {
+      await jobs.work('late', async (job) => seen.push(job.data));
+      await assert.rejects(jobs.enqueue('late', 'n', { n: 1 }), StoreUnavailableError);
+      redis = await startRedis(port);
+      // The producer reconnects on its own; until then enqueue keeps answering "unavailable".
+      await eventually(
+        () =>
+          jobs.enqueue('late', 'n', { n: 2 }).then(
+            () => true,
+            () => false,
+          ),
+        (queued) => queued,
+        15_000,
+      );
+      await eventually(
+        async () => seen,
+        (s) => s.length === 1,
+        15_000,
+      );
+      assert.deepEqual(seen, [{ n: 2 }], 'only the accepted job ran');
+    } finally {
+      await jobs.close();
+      await redis?.stop();
     }
   });
 });

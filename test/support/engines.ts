@@ -67,10 +67,11 @@ function stopper(child: ChildProcess, dir?: string): () => Promise<void> {
   };
 }
 
-export async function startRedis(): Promise<Engine> {
+/** A redis-server of its own (on `port` if given, else a free one). */
+export async function startRedis(port?: number): Promise<Engine> {
   const binary = which('redis-server');
   if (!binary) throw new Error('redis-server is not installed: run `npm run setup`');
-  const port = await freePort();
+  port ??= await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'des-redis-'));
   const child = spawn(
     binary,
