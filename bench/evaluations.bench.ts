@@ -11,6 +11,7 @@ import { TrailTimeMachine } from '../apps/api/src/trails/trail-time-machine';
 import { loadConfig } from '../libs/platform/src';
 import { OpaCompiler, PolicyEvaluator } from '../libs/policy-engine/src';
 import { client, Client, percentile } from './support/http-client';
+import { startMongo, startRedis } from '../test/support/engines';
 
 /**
  * Evaluations benchmarks (issue: evaluations). Embedded mode over HTTP on
@@ -66,7 +67,10 @@ interface Latency {
   max_ms: number;
 }
 
-async function jobLatency(noise: number): Promise<
+async function jobLatency(
+  noise: number,
+  serverEnv: NodeJS.ProcessEnv = {},
+): Promise<
   Latency & {
     events_in_log: number;
     seed_s: number;
@@ -78,7 +82,7 @@ async function jobLatency(noise: number): Promise<
   }
 > {
   const dataDir = mkdtempSync(join(tmpdir(), 'des-bench-eval-'));
-  const config = loadConfig({ DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const config = loadConfig({ DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...serverEnv });
   let t = performance.now();
   await seedNoise(join(dataDir, 'events.db'), noise);
   const seededS = (performance.now() - t) / 1000;
@@ -249,4 +253,23 @@ runBenchmark('evaluations', results, async () => {
       `p50 ${large.p50_ms} ms, p90 ${large.p90_ms} ms, ${ratio}x the 10k figure (goal <= 1.5x); ` +
       `10 trails changed p50 ${large.ten_trails_changed_each_run.p50_ms} ms; no kept folds p50 ${large.no_kept_folds.p50_ms} ms`,
   );
+
+  // Server mode in one process: BullMQ on Redis, read models on the MongoDB-wire server (FerretDB here).
+  const [redis, mongo] = [await startRedis(), await startMongo()];
+  try {
+    const server = await jobLatency(0, {
+      REDIS_URL: redis.url,
+      DES_QUEUE_PREFIX: 'bench',
+      MONGODB_URL: mongo.url,
+      MONGODB_DATABASE: `bench${Date.now()}`,
+    });
+    results.job_latency_server_mode = { ...server, engines: `${redis.description}; ${mongo.description}` };
+    console.log(
+      `Server mode (BullMQ on Redis, read models on ${mongo.description.split(' ')[0]}), ${server.events_in_log} events: ` +
+        `job latency p50 ${server.p50_ms} ms, p90 ${server.p90_ms} ms; POST to result seen p50 ${server.client_observed_p50_ms} ms`,
+    );
+  } finally {
+    await redis.stop();
+    await mongo.stop();
+  }
 });
