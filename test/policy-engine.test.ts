@@ -130,6 +130,20 @@ violations contains "too many trails" if { count(input.trails) > data.params.max
     }
   });
 
+  it('forgets an idle thread that died, and answers with a new one', async () => {
+    const pool = new PolicyEvaluator({ budgetMs: 5000, threads: 1 });
+    try {
+      const quick = await compiler.compile({ 'p.rego': 'package policy\ndefault allow := true\n' });
+      assert.equal((await pool.evaluate(quick, {}, {})).allow, true);
+      const [slot] = (pool as unknown as { slots: Set<{ worker: { terminate(): Promise<number> } }> }).slots;
+      await slot.worker.terminate();
+      await new Promise((r) => setImmediate(r));
+      assert.equal((await pool.evaluate(quick, {}, {})).allow, true);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('queues more callers than threads, each answered with its own input', async () => {
     const policy = await compiler.compile({
       'p.rego':

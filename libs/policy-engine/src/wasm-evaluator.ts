@@ -103,7 +103,13 @@ export class PolicyEvaluator {
     });
     // The thread died (out of memory, say): whatever it ran fails, the slot is replaced.
     worker.on('error', (error) => slot.current?.settle(error));
-    worker.on('exit', (code) => slot.current?.settle(new Error(`the policy's thread exited (${code})`)));
+    worker.on('exit', (code) => {
+      if (slot.current) return slot.current.settle(new Error(`the policy's thread exited (${code})`));
+      // An idle thread that died is forgotten, so no evaluation is handed to it.
+      this.slots.delete(slot);
+      const idle = this.idle.indexOf(slot);
+      if (idle >= 0) this.idle.splice(idle, 1);
+    });
     worker.unref();
     this.slots.add(slot);
     return slot;
