@@ -6,7 +6,7 @@ import { CommandExecutor, EVENT_STORE, Metrics } from '../../../../libs/platform
 import { OpaCompiler, PolicyError, PolicyEvaluator } from '../../../../libs/policy-engine/src';
 import { TrailTimeMachine } from '../trails/trail-time-machine';
 import type { FlowTemplate } from '../flows/flow-template';
-import { trailCompliance, TrailView } from '../trails/trail.view';
+import { trailAsShown, TrailView } from '../trails/trail.view';
 import { evaluationDecider, EvaluationEvent, evaluationStream } from './evaluation.decider';
 
 export const EVALUATIONS_QUEUE = 'evaluations';
@@ -22,7 +22,7 @@ const inputJson = new WeakMap<TrailView, { template: FlowTemplate | null; json: 
 function policyInputJson(view: TrailView, template: FlowTemplate | null): string {
   const memo = inputJson.get(view);
   if (memo?.template === template) return memo.json;
-  const json = JSON.stringify({ ...view, compliance_status: trailCompliance(view, template) });
+  const json = JSON.stringify(trailAsShown(view, template));
   inputJson.set(view, { template, json });
   return json;
 }

@@ -195,3 +195,11 @@ export function trailCompliance(view: TrailView, template: FlowTemplate | null):
         : 'COMPLIANT';
   return { status, missing, failing };
 }
+
+/** A trail as `GET /trails/…` shows it, and as a policy sees it: the view with its compliance. */
+export function trailAsShown(
+  view: TrailView,
+  template: FlowTemplate | null,
+): TrailView & { compliance_status: Compliance } {
+  return { ...view, compliance_status: trailCompliance(view, template) };
+}

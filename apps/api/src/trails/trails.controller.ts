@@ -20,7 +20,7 @@ import {
 import { evaluateCustom } from '../attestation-types/custom-evaluation';
 import { trailDecider } from './trail.decider';
 import { ATTESTATION_TYPES, AttestationType, trailStream } from './trail.events';
-import { ArtifactView, trailCompliance, TrailView } from './trail.view';
+import { ArtifactView, trailAsShown, trailCompliance, TrailView } from './trail.view';
 import { AtQuery, PutTrailDto, ReportArtifactDto } from './trails.dto';
 import { ARTIFACTS, artifactId, TRAILS, trailId } from './trails.projection';
 
@@ -101,7 +101,7 @@ export class TrailsController {
     const past = await this.timeMachine.at(org, flow, trail, query.at);
     if (!past.flowExists) throw new ApiError(404, 'Flow not found');
     if (!past.view) throw new ApiError(404, 'Trail not found');
-    return { ...past.view, compliance_status: trailCompliance(past.view, past.template) };
+    return trailAsShown(past.view, past.template);
   }
 
   /** Endpoint 13: the trail audit report as PDF. */
@@ -255,7 +255,7 @@ export class TrailsController {
     const doc = await this.reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) });
     if (!doc) throw new ApiError(404, 'Trail not found');
     const view = withoutInternals(doc) as unknown as TrailView;
-    return { ...view, compliance_status: trailCompliance(view, template) };
+    return trailAsShown(view, template);
   }
 
   private async artifact(org: string, flow: string, fingerprint: string) {
