@@ -9,6 +9,7 @@ import { SqliteEventStore } from '../libs/event-store/src';
 import { freePort } from './support/engines';
 import { modeEnv, startApp, TestApp } from './support/app';
 import { Child, eventually, startProcess } from './support/processes';
+import { assertDatabaseUnavailable } from './support/outage';
 
 const ALLOW_GOOD = {
   'policy.rego':
@@ -43,15 +44,6 @@ async function evaluationEventsIn(path: string): Promise<string[]> {
   }
 }
 
-const expect503 = (res: request.Response) => {
-  assert.equal(res.status, 503, JSON.stringify(res.body));
-  assert.deepEqual(res.body, {
-    message: 'Database temporarily unavailable; retry the request.',
-    errors: null,
-  });
-  assert.equal(res.headers['retry-after'], '5');
-};
-
 describe('evaluations: outages answer 503 and record nothing', () => {
   it('Redis unreachable: POST answers 503 at once, nothing is recorded; the app (worker role too) starts and stops', async () => {
     const { env, auth, eventsPath } = await seeded();
@@ -62,7 +54,9 @@ describe('evaluations: outages answer 503 and record nothing', () => {
       bootstrap: false,
     });
     try {
-      expect503(await request(t.server).post('/api/v2/evaluations/acme').set(auth).send(body()));
+      assertDatabaseUnavailable(
+        await request(t.server).post('/api/v2/evaluations/acme').set(auth).send(body()),
+      );
       assert.deepEqual(await evaluationEventsIn(eventsPath), []);
       // Reads do not need the queue.
       const trail = await request(t.server).get('/api/v2/trails/acme/svc/good').set(auth);
@@ -81,7 +75,9 @@ describe('evaluations: outages answer 503 and record nothing', () => {
       bootstrap: false,
     });
     try {
-      expect503(await request(t.server).post('/api/v2/evaluations/acme').set(auth).send(body()));
+      assertDatabaseUnavailable(
+        await request(t.server).post('/api/v2/evaluations/acme').set(auth).send(body()),
+      );
       const redis = new IORedis(env.REDIS_URL!, { maxRetriesPerRequest: null });
       const queue = new Queue(EVALUATIONS_QUEUE, { connection: redis, prefix: env.DES_QUEUE_PREFIX });
       const counts = await queue.getJobCounts();
