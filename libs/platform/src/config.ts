@@ -11,7 +11,8 @@ export type JobsConfig =
       kind: 'bullmq';
       url: string;
       prefix?: string;
-      /** a dead worker's job is taken up again after this */ lockMs: number;
+      /** A dead worker's job is taken up again after this (the same in every process). */
+      lockMs: number;
     };
 
 export interface Config {

@@ -80,9 +80,15 @@ export class PolicyEvaluator {
     else this.idle.push(slot);
   }
 
+  private forget(slot: Slot): void {
+    this.slots.delete(slot);
+    const idle = this.idle.indexOf(slot);
+    if (idle >= 0) this.idle.splice(idle, 1);
+  }
+
   /** A slot whose thread was terminated is replaced for whoever waits next. */
   private discard(slot: Slot): void {
-    this.slots.delete(slot);
+    this.forget(slot);
     void slot.worker.terminate();
     if (this.closed) return;
     const next = this.waiting.shift();
@@ -106,9 +112,7 @@ export class PolicyEvaluator {
     worker.on('exit', (code) => {
       if (slot.current) return slot.current.settle(new Error(`the policy's thread exited (${code})`));
       // An idle thread that died is forgotten, so no evaluation is handed to it.
-      this.slots.delete(slot);
-      const idle = this.idle.indexOf(slot);
-      if (idle >= 0) this.idle.splice(idle, 1);
+      this.forget(slot);
     });
     worker.unref();
     this.slots.add(slot);
