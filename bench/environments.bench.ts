@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -7,9 +6,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { runBenchmark } from './support/run';
 import { createHttpApp } from '../apps/api/src/http-app';
 import { OrganizationBootstrap } from '../apps/api/src/accounts/organization-bootstrap';
-import { SqliteEventStore } from '../libs/event-store/src';
 import { loadConfig } from '../libs/platform/src';
 import { client, Client, percentile, throughput } from './support/http-client';
+import { seedNoise } from './support/seed';
 
 /**
  * Environments benchmarks (issue: environments). Embedded mode, over HTTP on
@@ -116,23 +115,10 @@ async function auditLogMemory(http: Client, org: string): Promise<void> {
 
 async function withMillionEvents(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'des-bench-1m-'));
-  const store = new SqliteEventStore({ path: join(dataDir, 'events.db') });
   const total = 1_000_000;
   const t = performance.now();
-  for (let i = 0; i < total; i += 200) {
-    await store.append(
-      `trail-noise/flow-${i % 20_000}`,
-      Array.from({ length: 200 }, (_, j) => ({
-        id: randomUUID(),
-        type: 'attestation_reported',
-        data: { name: `check-${(i + j) % 17}`, compliant: true },
-        metadata: { org: 'noise' },
-      })),
-      'any',
-    );
-  }
+  await seedNoise(join(dataDir, 'events.db'), total);
   console.log(`seeded ${total} events in ${Math.round((performance.now() - t) / 1000)} s`);
-  await store.close();
 
   const { app, http, org, started_ms } = await start(dataDir);
   console.log(

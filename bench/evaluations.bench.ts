@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { TrailTimeMachine } from '../apps/api/src/trails/trail-time-machine';
 import { loadConfig } from '../libs/platform/src';
 import { OpaCompiler, PolicyEvaluator } from '../libs/policy-engine/src';
 import { client, Client, percentile } from './support/http-client';
+import { seedNoise } from './support/seed';
 import { startMongo, startRedis } from '../test/support/engines';
 
 /**
@@ -43,23 +43,6 @@ violations contains sprintf("%s is badly named", [t.name]) if {
 `,
   'lib/naming.rego': 'package lib.naming\nimport rego.v1\nok(name) if regex.match(`^t[0-9]+$`, name)\n',
 };
-
-async function seedNoise(path: string, total: number): Promise<void> {
-  const store = new SqliteEventStore({ path });
-  for (let i = 0; i < total; i += 200) {
-    await store.append(
-      `trail-noise/flow-${i % 20_000}`,
-      Array.from({ length: Math.min(200, total - i) }, (_, j) => ({
-        id: randomUUID(),
-        type: 'attestation_reported',
-        data: { name: `check-${(i + j) % 17}`, compliant: true },
-        metadata: { org: 'noise' },
-      })),
-      'any',
-    );
-  }
-  await store.close();
-}
 
 interface Latency {
   p50_ms: number;
