@@ -69,7 +69,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         'type',
       ]);
       assert.equal(env.body.include_scaling, false);
-      assert.equal(env.body.state, null);
+      assert.equal(env.body.state, true, 'report 10 left it running nothing: compliant');
       assert.ok(env.body.last_modified_at < env.body.last_changed_at, 'created before the first report');
       assert.ok(env.body.last_changed_at <= env.body.last_reported_at);
       const updated = await t.http
@@ -113,6 +113,11 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.deepEqual(running(await snap(5)), [`${INJECTION}×1`, 'web:3×3']);
       assert.deepEqual(running(await snap(6)), []);
       assert.equal((await snap(-1)).index, 6);
+      assert.deepEqual(
+        [(await snap(2)).compliant, (await snap(6)).compliant],
+        [false, true],
+        'artifacts without provenance are not compliant; an empty snapshot is',
+      );
       assert.equal(
         (await snap(2)).artifacts.find((a: { artifact_name: string }) => a.artifact_name === 'web:2').pods
           .length,
@@ -165,6 +170,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       ]) {
         assert.ok(field in web2, field);
       }
+      assert.equal(web2.compliance, false, 'no provenance: not compliant');
 
       const pages = [];
       for (let page = 1; page <= 3; page++) {

@@ -3,11 +3,23 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { Mode, startApp, TestApp } from './support/app';
 import { eventually } from './support/processes';
+import type { EventStore } from '../libs/event-store/src';
+import { EVENT_STORE, READ_STORE } from '../libs/platform/src';
+import { CHECKPOINTS } from '../libs/projections/src/projection';
+import type { ReadStore } from '../libs/read-store/src';
 
 const A = 'a1'.repeat(32);
 const B = 'b2'.repeat(32);
 const C = 'c3'.repeat(32);
 const REPO = { name: 'acme/shop', url: 'https://git.example/acme/shop', provider: 'github' };
+const commitOf = (sha1: string) => ({
+  sha1,
+  message: `release ${sha1}`,
+  author: 'grace',
+  branch: 'main',
+  timestamp: 1_789_999_000,
+  url: `https://git.example/acme/shop/commit/${sha1}`,
+});
 const pod = (image: string, fingerprint: string) => ({
   creationTimestamp: 1_790_000_000,
   digests: { [image]: `sha256:${fingerprint}` },
@@ -27,14 +39,19 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       ]) {
         await t.http
           .put('/api/v2/trails/acme/shop')
-          .send({ name: trail, git_commit_info: { sha1 }, repo_info: REPO });
-        const res = await t.http.post('/api/v2/artifacts/acme/shop').send({
-          fingerprint,
-          filename: image,
-          trail_name: trail,
-          git_commit_info: { sha1, author: 'ada' },
-          repo_info: REPO,
-        });
+          .send({ name: trail, git_commit_info: commitOf(sha1), repo_info: REPO });
+        // build-1's artifact names its commit only by sha1 and no repository: the trail's complete them.
+        const res = await t.http.post('/api/v2/artifacts/acme/shop').send(
+          trail === 'build-1'
+            ? { fingerprint, filename: image, trail_name: trail, git_commit: sha1 }
+            : {
+                fingerprint,
+                filename: image,
+                trail_name: trail,
+                git_commit_info: { sha1, author: 'ada' },
+                repo_info: REPO,
+              },
+        );
         assert.equal(res.status, 201);
       }
       await t.http.put('/api/v2/environments/acme').send({ name: 'prod', type: 'K8S' });
@@ -96,18 +113,34 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       );
     });
 
-    it('gives deployments their commit, the replaced commit and a compare link', async () => {
-      const deployments = async () =>
-        (await t.http.get('/api/v2/environments/acme/prod/deployments')).body.deployments;
-      const list = await eventually(deployments, (d) =>
-        d.some((x: { diff_url: string | null }) => x.diff_url),
-      );
+    it('gives deployments their full commit, compliance, repositories, the replaced commit and a compare link', async () => {
+      const list = (await t.http.get('/api/v2/environments/acme/prod/deployments')).body.deployments;
       const shop2 = list.find((d: { artifact_name: string }) => d.artifact_name === 'shop:2');
-      assert.equal(shop2.commit.sha1, 'bbb222');
-      assert.equal(shop2.replaced_artifact.commit.sha1, 'aaa111');
+      assert.deepEqual(
+        shop2.commit,
+        { ...commitOf('bbb222'), author: 'ada' },
+        "the artifact's own fields win",
+      );
+      assert.deepEqual(shop2.replaced_artifact, {
+        fingerprint: A,
+        artifact_name: 'shop:1',
+        snapshot_index: 1,
+        commit: commitOf('aaa111'),
+      });
       assert.equal(shop2.diff_url, 'https://git.example/acme/shop/compare/aaa111...bbb222');
+      assert.deepEqual(shop2.repo_names, ['acme/shop']);
+      assert.equal(shop2.compliance, false, 'its trail had no attestation when it started: INCOMPLETE');
+      const shop1 = list.find((d: { artifact_name: string }) => d.artifact_name === 'shop:1');
+      assert.deepEqual(shop1.commit, commitOf('aaa111'), "the trail's commit completes a bare sha1");
+      assert.deepEqual(shop1.repo_names, ['acme/shop'], "the trail's repository");
       const cache = list.find((d: { artifact_name: string }) => d.artifact_name === 'cache:9');
-      assert.deepEqual([cache.commit, cache.diff_url], [null, null], 'no provenance, no commit');
+      assert.deepEqual(
+        [cache.commit, cache.diff_url, cache.compliance, cache.repo_names],
+        [null, null, false, []],
+        'no provenance: no commit, not compliant',
+      );
+      const environment = (await t.http.get('/api/v2/environments/acme/prod')).body;
+      assert.equal(environment.state, false, 'an artifact without provenance runs');
     });
 
     it('records `changed` when a running artifact’s trail turns compliant and a snapshot is made', async () => {
@@ -134,7 +167,48 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       );
       const snapshot = (await t.http.get('/api/v2/environments/acme/prod/snapshots/3')).body;
       const shop2 = snapshot.artifacts.find((a: { artifact_name: string }) => a.artifact_name === 'shop:2');
-      assert.deepEqual([shop2.compliant, shop2.provenance], [true, [{ flow: 'shop', trail: 'build-2' }]]);
+      assert.deepEqual(
+        [shop2.compliant, shop2.provenance.map((p: { flow: string; trail: string }) => [p.flow, p.trail])],
+        [true, [['shop', 'build-2']]],
+      );
+      assert.equal(snapshot.compliant, false, 'cache:9 and queue:3 have no provenance');
+    });
+
+    it('a `changed` artifact keeps running, and its row names its commit, flow, trail and repository', async () => {
+      const rows = (await t.http.get('/api/v2/environments/acme/prod/events?event_types=changed')).body;
+      assert.deepEqual(
+        rows.map((r: Record<string, unknown>) => [r.commit, r.trail_names, r.repo_names, r.compliant]),
+        [['bbb222', ['build-2'], ['acme/shop'], true]],
+      );
+      // Once the provenance reaction has passed snapshot 3, nothing it did may have moved build-2.
+      const head = await t.app.get<symbol, EventStore>(EVENT_STORE).head();
+      await eventually(
+        () =>
+          t.app
+            .get<symbol, ReadStore>(READ_STORE)
+            .collection<{ _id: string; position: number }>(CHECKPOINTS)
+            .findOne({ _id: 'reaction:provenance' }),
+        (c) => (c?.position ?? 0) >= head.position,
+      );
+      assert.deepEqual(await trailEvents('build-2'), [
+        'trail_reported',
+        'artifact_reported',
+        'artifact_started_running',
+        'attestation_reported',
+      ]);
+      const b = (await t.http.get(`/api/v2/artifacts/acme/shop/${B}`)).body;
+      assert.deepEqual(
+        [b.running.map((x: { snapshot_index: number }) => x.snapshot_index), b.exited],
+        [[2], []],
+      );
+      const all = (await t.http.get('/api/v2/environments/acme/prod/events')).body as Record<
+        string,
+        unknown
+      >[];
+      assert.ok(
+        all.every((row) => row.environment === 'prod' && typeof row.event_type === 'string'),
+        'no stray row',
+      );
     });
 
     it('filters the audit log by flow, with `no provenance` for artifacts no trail reported', async () => {
@@ -144,7 +218,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         }) as Record<string, string>[];
       await eventually(
         () => rows('flow_names=shop'),
-        (r) => r.length === 4 && r.every((row) => row.event_type === 'changed' || row.commit),
+        (r) => r.length === 4,
       );
       assert.deepEqual(
         (await rows('flow_names=shop')).map(
@@ -154,7 +228,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
           'started shop:1 aaa111 build-1',
           'started shop:2 bbb222 build-2',
           'exited shop:1 aaa111 build-1',
-          'changed shop:2  build-2',
+          'changed shop:2 bbb222 build-2',
         ],
       );
       assert.deepEqual(

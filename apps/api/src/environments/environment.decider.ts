@@ -1,6 +1,6 @@
 import type { Decider, DomainEvent } from '../../../../libs/platform/src/decider';
 import { DomainError } from '../../../../libs/platform/src/domain-error';
-import { RunningArtifact } from './k8s-report';
+import { Provenance, RunningArtifact } from './k8s-report';
 
 export const ENVIRONMENT_TYPES = [
   'K8S',
@@ -23,7 +23,9 @@ export interface SnapshotArtifact extends RunningArtifact {
 
 export interface SnapshotEntry {
   /** The trails that reported the artifact, as known when the snapshot was made. */
-  provenance?: { flow: string; trail: string }[];
+  provenance?: Provenance[];
+  /** Its compliance then: true only when every trail that reported it was compliant. */
+  compliant?: boolean;
   event_type: 'started' | 'exited' | 'changed';
   fingerprint: string;
   artifact_name: string;
@@ -157,6 +159,7 @@ function entry(event_type: SnapshotEntry['event_type'], a: SnapshotArtifact): Sn
     artifact_name: a.artifact_name,
     instances: a.instances,
     since_snapshot: a.since_snapshot,
+    compliant: a.compliant === true,
     ...(a.provenance?.length ? { provenance: a.provenance } : {}),
   };
 }

@@ -18,11 +18,13 @@ import {
   SNAPSHOTS,
   snapshotId,
 } from './environments.projection';
-import { parseK8sReport, RunningArtifact, runningArtifacts } from './k8s-report';
+import { parseK8sReport, Provenance, RunningArtifact, runningArtifacts } from './k8s-report';
+import { commitOf } from '../trails/commit';
 import type { FlowTemplate } from '../flows/flow-template';
 import { FLOWS, flowId } from '../flows/flows.projection';
 import { trailCompliance, TrailView } from '../trails/trail.view';
 import { ARTIFACTS, TRAILS, trailId } from '../trails/trails.projection';
+import type { ArtifactData, RepoInfo } from '../trails/trail.events';
 
 const DAY = 86_400;
 
@@ -37,7 +39,7 @@ function environmentView(doc: Doc): EnvironmentView {
     tags: (doc.tags as Record<string, string>) ?? {},
     last_reported_at: (doc.last_reported_at as number) ?? null,
     last_changed_at: (doc.last_changed_at as number) ?? null,
-    state: (doc.state as boolean | null) ?? null,
+    state: (doc.state as boolean | undefined) ?? true,
     policies: (doc.policies as string[]) ?? [],
     included_environments: (doc.included_environments as string[]) ?? [],
   };
@@ -259,39 +261,47 @@ export class EnvironmentsController {
     }
   }
 
-  /** Each running fingerprint's trails, and whether they are compliant (for `changed` entries). */
+  /**
+   * Each running fingerprint's trails with their commit and repository, and
+   * whether they are compliant (for `changed` entries, deployments and `state`).
+   */
   private async withProvenance(org: string, running: RunningArtifact[]): Promise<RunningArtifact[]> {
     if (running.length === 0) return running;
     const artifacts = await this.reads
       .collection(ARTIFACTS)
       .find({ org, fingerprint: { $in: running.map((a) => a.fingerprint) } });
     if (artifacts.length === 0) return running;
-    const trails = await this.reads
-      .collection(TRAILS)
-      .find({ _id: { $in: artifacts.map((a) => trailId(org, a.flow as string, a.trail as string)) } });
+    const trails = new Map(
+      (
+        await this.reads
+          .collection(TRAILS)
+          .find({ _id: { $in: artifacts.map((a) => trailId(org, a.flow as string, a.trail as string)) } })
+      ).map((t) => [`${t.flow as string}/${t.name as string}`, t as unknown as TrailView]),
+    );
     const flows = await this.reads
       .collection(FLOWS)
       .find({ _id: { $in: [...new Set(artifacts.map((a) => flowId(org, a.flow as string)))] } });
-    const compliance = new Map(
-      trails.map((t) => {
-        const template = (flows.find((f) => f.name === t.flow)?.template as FlowTemplate | null) ?? null;
-        return [
-          `${t.flow}/${t.name}`,
-          trailCompliance(t as unknown as TrailView, template).status === 'COMPLIANT',
-        ];
-      }),
-    );
+    const compliant = (key: string) => {
+      const trail = trails.get(key);
+      if (!trail) return false;
+      const template = (flows.find((f) => f.name === trail.flow)?.template as FlowTemplate | null) ?? null;
+      return trailCompliance(trail, template).status === 'COMPLIANT';
+    };
     return running.map((a) => {
-      const provenance = artifacts
+      const provenance: Provenance[] = artifacts
         .filter((x) => x.fingerprint === a.fingerprint)
-        .map((x) => ({ flow: x.flow as string, trail: x.trail as string }))
+        .map((x) => {
+          const trail = trails.get(`${x.flow as string}/${x.trail as string}`) ?? null;
+          return {
+            flow: x.flow as string,
+            trail: x.trail as string,
+            commit: commitOf(x as unknown as ArtifactData, trail),
+            repo: (x.repo_info as RepoInfo | null) ?? trail?.repo_info ?? null,
+          };
+        })
         .sort((x, y) => `${x.flow}/${x.trail}`.localeCompare(`${y.flow}/${y.trail}`));
       if (provenance.length === 0) return a;
-      return {
-        ...a,
-        provenance,
-        compliant: provenance.every((p) => compliance.get(`${p.flow}/${p.trail}`) === true),
-      };
+      return { ...a, provenance, compliant: provenance.every((p) => compliant(`${p.flow}/${p.trail}`)) };
     });
   }
 

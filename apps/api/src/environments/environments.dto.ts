@@ -69,8 +69,11 @@ export class EnvironmentView {
     description: 'Last report that changed what runs; UNIX seconds',
   })
   last_changed_at!: number | null;
-  @ApiProperty({ type: Boolean, nullable: true, description: 'null while no policy is attached' }) state!:
-    boolean | null;
+  @ApiProperty({
+    description:
+      'Compliance: true iff every running artifact is compliant by its own trails (no provenance: not compliant); an environment that runs nothing is compliant',
+  })
+  state!: boolean;
   @ApiProperty({ type: [String] }) policies!: string[];
   @ApiProperty({ type: [String] }) included_environments!: string[];
 }

@@ -1,8 +1,8 @@
 import { microsToSeconds } from '../../../../libs/event-store/src/microseconds';
-import type { StoredEvent } from '../../../../libs/event-store/src';
-import type { DocWrite, Projection, ProjectionReads } from '../../../../libs/projections/src/projection';
+import type { DocWrite, Projection } from '../../../../libs/projections/src/projection';
 import type { EnvironmentEvent, SnapshotEntry } from './environment.decider';
 import { imageName } from './k8s-report';
+import type { Commit } from '../trails/commit';
 
 export const ENVIRONMENTS = 'environments';
 export const SNAPSHOTS = 'snapshots';
@@ -18,6 +18,14 @@ const unique = (values: string[]) => [...new Set(values)].sort();
 const sequence = (position: number, i: number) => position * 100_000 + i;
 
 /**
+ * Until policies can be attached: an environment is compliant iff every
+ * running artifact is compliant by its own trails (no provenance: not
+ * compliant); one that runs nothing is compliant.
+ */
+export const environmentState = (running: { compliant?: boolean | null }[]) =>
+  running.every((a) => a.compliant === true);
+
+/**
  * Environments (the spec's fields), their snapshots, deployments (each
  * `started` entry) and audit-log rows (each started/exited/changed entry).
  */
@@ -29,7 +37,7 @@ export const environmentsProjection: Projection = {
     { name: DEPLOYMENTS, indexes: [{ name: 'by_env_time', keys: { org: 1, env_name: 1, deployed_at: -1 } }] },
     { name: ENVIRONMENT_EVENTS, indexes: [{ name: 'by_env_seq', keys: { org: 1, environment: 1, seq: 1 } }] },
   ],
-  project(stored, reads) {
+  project(stored) {
     const org = stored.metadata.org as string;
     const at = microsToSeconds(stored.recordedAt);
     const event = { type: stored.type, data: stored.data } as EnvironmentEvent;
@@ -51,7 +59,7 @@ export const environmentsProjection: Projection = {
                 tags: {},
                 last_reported_at: null,
                 last_changed_at: null,
-                state: null,
+                state: true,
                 policies: [],
                 latest_snapshot: 0,
               },
@@ -85,17 +93,18 @@ export const environmentsProjection: Projection = {
         ];
       case 'snapshot_created': {
         const { name: env, index, artifacts, entries, pods } = event.data;
+        const state = environmentState(artifacts);
         const writes: DocWrite[] = [
           {
             collection: ENVIRONMENTS,
             id: environmentId(org, env),
-            update: { $set: { last_reported_at: at, last_changed_at: at, latest_snapshot: index } },
+            update: { $set: { last_reported_at: at, last_changed_at: at, latest_snapshot: index, state } },
           },
           {
             collection: SNAPSHOTS,
             id: snapshotId(org, env, index),
             update: {
-              $set: { org, environment: env, index, timestamp: at, pods, compliant: null, artifacts },
+              $set: { org, environment: env, index, timestamp: at, pods, compliant: state, artifacts },
             },
           },
         ];
@@ -107,67 +116,12 @@ export const environmentsProjection: Projection = {
         return writes;
       }
       default:
-        return provenance(stored, reads);
+        return [];
     }
   },
 };
 
-interface Running {
-  fingerprint: string;
-  environment: string;
-  snapshot_index: number;
-  flow: string;
-  trail: string;
-  commit: { sha1: string } | null;
-  repo: { name: string; url?: string } | null;
-}
-
-/**
- * The provenance reaction's trail events: the deployment and the audit rows
- * of that artifact learn its commit, flow, trail and repository; a deployment
- * that replaced another gets a compare link where the repository URL allows.
- */
-async function provenance(stored: StoredEvent, reads: ProjectionReads): Promise<DocWrite[]> {
-  if (stored.type !== 'artifact_started_running' && stored.type !== 'artifact_stopped_running') return [];
-  const org = stored.metadata.org as string;
-  const r = stored.data as unknown as Running;
-  const snapshot = snapshotId(org, r.environment, r.snapshot_index);
-  const names = {
-    $addToSet: {
-      flow_names: r.flow,
-      trail_names: r.trail,
-      ...(r.repo?.name ? { repo_names: r.repo.name } : {}),
-    },
-  };
-  const started = stored.type === 'artifact_started_running';
-  const writes: DocWrite[] = [
-    {
-      collection: ENVIRONMENT_EVENTS,
-      id: `${snapshot}/${started ? 'started' : 'exited'}/${r.fingerprint}`,
-      update: { ...names, $set: { commit: r.commit?.sha1 ?? null } },
-    },
-  ];
-  if (!started) return writes;
-  const deploymentId = `${snapshot}/${r.fingerprint}`;
-  const set: Record<string, unknown> = { commit: r.commit, repo_url: r.repo?.url ?? null };
-  const deployment = await reads.get(DEPLOYMENTS, deploymentId);
-  const replaced = deployment?.replaced_artifact as
-    { fingerprint: string; snapshot_index: number } | null | undefined;
-  if (replaced) {
-    const before = await reads.get(
-      DEPLOYMENTS,
-      `${snapshotId(org, r.environment, replaced.snapshot_index)}/${replaced.fingerprint}`,
-    );
-    const old = before?.commit as { sha1: string } | null | undefined;
-    set['replaced_artifact.commit'] = old ?? null;
-    if (old?.sha1 && r.commit?.sha1 && /^https?:\/\//.test(r.repo?.url ?? '')) {
-      set.diff_url = `${r.repo!.url!.replace(/\/$/, '')}/compare/${old.sha1}...${r.commit.sha1}`;
-    }
-  }
-  writes.push({ collection: DEPLOYMENTS, id: deploymentId, update: { ...names, $set: set } });
-  return writes;
-}
-
+/** A started entry as a deployment: commit, repositories and compliance as known when it started. */
 function deployment(
   org: string,
   env: string,
@@ -177,6 +131,9 @@ function deployment(
   exited: SnapshotEntry[],
 ): DocWrite {
   const replaced = exited.find((e) => imageName(e.artifact_name) === imageName(entry.artifact_name));
+  const commit = commitOfEntry(entry);
+  const replacedCommit = replaced ? commitOfEntry(replaced) : null;
+  const repoUrl = entry.provenance?.find((p) => p.repo?.url)?.repo?.url ?? '';
   return {
     collection: DEPLOYMENTS,
     id: `${snapshotId(org, env, index)}/${entry.fingerprint}`,
@@ -189,22 +146,38 @@ function deployment(
         deployed_at: at,
         snapshot_index: index,
         instances: entry.instances,
-        compliance: null,
-        commit: null,
-        flow_names: unique((entry.provenance ?? []).map((p) => p.flow)),
-        trail_names: unique((entry.provenance ?? []).map((p) => p.trail)),
-        repo_names: [],
+        compliance: entry.compliant === true,
+        commit,
+        ...names(entry),
         replaced_artifact: replaced
           ? {
               fingerprint: replaced.fingerprint,
               artifact_name: replaced.artifact_name,
               snapshot_index: replaced.since_snapshot,
-              commit: null,
+              commit: replacedCommit,
             }
           : null,
-        diff_url: null,
+        diff_url:
+          replacedCommit && commit && /^https?:\/\//.test(repoUrl)
+            ? `${repoUrl.replace(/\/$/, '')}/compare/${replacedCommit.sha1}...${commit.sha1}`
+            : null,
       },
     },
+  };
+}
+
+/** The commit of the first trail that reported the artifact (trails sorted by flow/trail). */
+function commitOfEntry(entry: SnapshotEntry): Commit | null {
+  return entry.provenance?.find((p) => p.commit)?.commit ?? null;
+}
+
+/** Flow, trail and repository names of an entry's provenance. */
+function names(entry: SnapshotEntry) {
+  const provenance = entry.provenance ?? [];
+  return {
+    flow_names: unique(provenance.map((p) => p.flow)),
+    trail_names: unique(provenance.map((p) => p.trail)),
+    repo_names: unique(provenance.flatMap((p) => (p.repo?.name ? [p.repo.name] : []))),
   };
 }
 
@@ -231,11 +204,9 @@ function auditRow(
         artifact_name: entry.artifact_name,
         fingerprint: entry.fingerprint,
         instances: entry.instances,
-        flow_names: unique((entry.provenance ?? []).map((p) => p.flow)),
-        trail_names: unique((entry.provenance ?? []).map((p) => p.trail)),
-        repo_names: [],
-        commit: null,
-        compliant: null,
+        ...names(entry),
+        commit: commitOfEntry(entry)?.sha1 ?? null,
+        compliant: entry.compliant === true,
         description:
           entry.event_type === 'changed'
             ? `${entry.artifact_name} changed provenance or compliance (${entry.instances} ${plural})`

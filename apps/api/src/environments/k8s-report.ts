@@ -1,5 +1,7 @@
 import Ajv, { ErrorObject } from 'ajv';
 import { schemaFieldErrors } from '../../../../libs/platform/src/schema-errors';
+import type { Commit } from '../trails/commit';
+import type { RepoInfo } from '../trails/trail.events';
 
 /** One pod of a Kubernetes report, as the spec defines it. */
 export interface K8sPod {
@@ -10,6 +12,18 @@ export interface K8sPod {
   podName: string;
 }
 
+/**
+ * A trail that reported a running fingerprint, with its commit and repository
+ * as known when the snapshot was made: a snapshot carries its own provenance,
+ * so deployments and audit rows follow from the environment's stream alone.
+ */
+export interface Provenance {
+  flow: string;
+  trail: string;
+  commit?: Commit | null;
+  repo?: RepoInfo | null;
+}
+
 /** What runs: pods grouped by the fingerprint of their image digest. */
 export interface RunningArtifact {
   fingerprint: string;
@@ -17,8 +31,8 @@ export interface RunningArtifact {
   instances: number;
   pods: { pod: string; namespace: string; created_at: number }[];
   /** The trails that reported this fingerprint (its provenance), when any did. */
-  provenance?: { flow: string; trail: string }[];
-  /** Whether those trails are compliant; null without provenance. */
+  provenance?: Provenance[];
+  /** Whether those trails are compliant; null without provenance (which counts as not compliant). */
   compliant?: boolean | null;
 }
 

@@ -1,25 +1,22 @@
 import { derivedId, Reaction, ReactionOutput } from '../../../../libs/projections/src/reaction';
-import type { Doc } from '../../../../libs/read-store/src';
 import type { SnapshotEntry } from '../environments/environment.decider';
-import { ARTIFACTS } from './trails.projection';
-import { GitCommitInfo, RepoInfo, trailStream } from './trail.events';
+import { RunningData, trailStream } from './trail.events';
 
-interface ArtifactDoc extends Doc {
-  flow: string;
-  trail: string;
-  git_commit: string | null;
-  git_commit_info: GitCommitInfo | null;
-  repo_info: RepoInfo | null;
-}
+const RUNNING_EVENTS = {
+  started: 'artifact_started_running',
+  exited: 'artifact_stopped_running',
+} as const;
 
 /**
- * Provenance: when a snapshot starts or exits a fingerprint that a trail
- * reported, the trail's own stream records it, so a trail tells its whole
- * story, and deployments learn their commit, flow and trail.
+ * Provenance: when a snapshot starts or exits a fingerprint that trails
+ * reported, each trail's own stream records it, so a trail tells its whole
+ * story. A `changed` entry is an artifact still running: it moves nothing.
+ * The snapshot carries its provenance (the trails known when it was made),
+ * so the reaction needs no read model.
  */
 export const provenanceReaction: Reaction = {
   name: 'provenance',
-  async react(event, reads) {
+  react(event) {
     if (event.type !== 'snapshot_created') return [];
     const org = event.metadata.org as string;
     const {
@@ -29,25 +26,25 @@ export const provenanceReaction: Reaction = {
     } = event.data as { name: string; index: number; entries: SnapshotEntry[] };
     const outputs: ReactionOutput[] = [];
     for (const [i, entry] of entries.entries()) {
-      const artifacts = await reads.find<ArtifactDoc>(ARTIFACTS, { org, fingerprint: entry.fingerprint });
-      for (const artifact of artifacts) {
+      if (entry.event_type === 'changed') continue;
+      for (const p of entry.provenance ?? []) {
+        const data: RunningData = {
+          fingerprint: entry.fingerprint,
+          environment,
+          snapshot_index: index,
+          artifact_name: entry.artifact_name,
+          flow: p.flow,
+          trail: p.trail,
+          commit: p.commit ?? null,
+          repo: p.repo ?? null,
+        };
         outputs.push({
-          stream: trailStream(org, artifact.flow, artifact.trail),
+          stream: trailStream(org, p.flow, p.trail),
           events: [
             {
-              id: derivedId(event.id, `${i}:${artifact.flow}/${artifact.trail}`),
-              type: entry.event_type === 'started' ? 'artifact_started_running' : 'artifact_stopped_running',
-              data: {
-                fingerprint: entry.fingerprint,
-                environment,
-                snapshot_index: index,
-                artifact_name: entry.artifact_name,
-                flow: artifact.flow,
-                trail: artifact.trail,
-                commit:
-                  artifact.git_commit_info ?? (artifact.git_commit ? { sha1: artifact.git_commit } : null),
-                repo: artifact.repo_info,
-              },
+              id: derivedId(event.id, `${i}:${p.flow}/${p.trail}`),
+              type: RUNNING_EVENTS[entry.event_type],
+              data,
               metadata: {
                 org,
                 actor: { kind: 'system', name: 'provenance' },

@@ -1,4 +1,5 @@
 import type { DomainEvent } from '../../../../libs/platform/src/decider';
+import type { Commit } from './commit';
 
 export const trailStream = (org: string, flow: string, trail: string) => `trail-${org}/${flow}/${trail}`;
 
@@ -57,7 +58,7 @@ export type RunningData = {
   artifact_name: string;
   flow: string;
   trail: string;
-  commit: GitCommitInfo | null;
+  commit: Commit | null;
   repo: RepoInfo | null;
 };
 
