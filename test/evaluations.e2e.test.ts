@@ -5,7 +5,8 @@ import { OrganizationBootstrap } from '../apps/api/src/accounts/organization-boo
 import { modeEnv, Mode, startApp, TestApp } from './support/app';
 import { eventually } from './support/processes';
 import type { Jobs } from '../libs/jobs/src';
-import { JOBS } from '../libs/platform/src';
+import { EVENT_STORE, JOBS } from '../libs/platform/src';
+import type { EventStore } from '../libs/event-store/src';
 import { EVALUATION_ATTEMPTS, EVALUATIONS_QUEUE } from '../apps/api/src/evaluations/evaluation.consumer';
 
 const junit = (failures: number) => ({
@@ -118,8 +119,16 @@ violations contains "too few trails" if { not limits.enough(input.trails) }
     it('judges the trails as they were when the evaluation was requested', async () => {
       await t.http.put('/api/v2/trails/acme/svc').send({ name: 'later' });
       await t.http.post('/api/v2/attestations/acme/svc/trail/later/junit').send(junit(1));
+      const log = t.app.get<symbol, EventStore>(EVENT_STORE);
+      const headBefore = await log.head();
       const res = await evaluate(['later'], { 'policy.rego': COMPLIANT_ONLY }, { max: 5 });
       assert.equal(res.status, 201);
+      // Pinned by the log head's position too, not only by its instant (which later events may share).
+      const [requested] = await log.readStream(`evaluation-acme/${res.body.id as string}`);
+      const pinned = requested.data.recorded_position as number;
+      assert.ok(pinned >= headBefore.position && pinned < requested.position);
+      const [atPin] = await log.readAll(pinned - 1, 1);
+      assert.deepEqual([atPin.position, atPin.recordedAt], [pinned, requested.data.recorded_at]);
       // Fixed after the request: the pinned instant must not see it.
       await t.http.post('/api/v2/attestations/acme/svc/trail/later/junit').send(junit(0));
       const done = await finished(res.body.id);

@@ -46,6 +46,11 @@ export interface ReadStreamOptions {
   fromRevision?: number;
   /** Time travel: only events recorded at or before this instant (microseconds). */
   untilRecordedAt?: number;
+  /**
+   * Only events at or before this global position: pins a read to a log head,
+   * so an event recorded later within the same clock tick never leaks in.
+   */
+  untilPosition?: number;
 }
 
 export interface Following {

@@ -87,6 +87,7 @@ export class KurrentDbEventStore implements EventStore {
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
     const until = options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER;
+    const untilPosition = options.untilPosition ?? Number.MAX_SAFE_INTEGER;
     const out: StoredEvent[] = [];
     try {
       for await (const resolved of this.client.readStream(stream, {
@@ -95,7 +96,7 @@ export class KurrentDbEventStore implements EventStore {
       })) {
         const event = toStored(resolved);
         if (!event) continue;
-        if (event.recordedAt > until) break;
+        if (event.recordedAt > until || event.position > untilPosition) break;
         out.push(event);
       }
     } catch (error) {

@@ -99,8 +99,8 @@ export class SqliteEventStore implements EventStore {
         `INSERT INTO events (event_id, stream, revision, type, data, metadata, recorded_at)
          VALUES (@id, @stream, @revision, @type, @data, @metadata, @recordedAt)`,
       ),
-      readStream: db.prepare<[string, number, number], Row>(
-        'SELECT * FROM events WHERE stream = ? AND revision >= ? AND recorded_at <= ? ORDER BY revision',
+      readStream: db.prepare<[string, number, number, number], Row>(
+        'SELECT * FROM events WHERE stream = ? AND revision >= ? AND recorded_at <= ? AND position <= ? ORDER BY revision',
       ),
       readAll: db.prepare<[number, number], Row>(
         'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
@@ -160,7 +160,12 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
     return this.stmt.readStream
-      .all(stream, options.fromRevision ?? 0, options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER)
+      .all(
+        stream,
+        options.fromRevision ?? 0,
+        options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
+        options.untilPosition ?? Number.MAX_SAFE_INTEGER,
+      )
       .map(toStored);
   }
 

@@ -68,7 +68,7 @@ export class EvaluationConsumer implements OnModuleDestroy {
       const at = microsToSeconds(data.recorded_at);
       const trails: string[] = [];
       for (const ref of data.context.trails) {
-        const past = await this.timeMachine.at(org, ref.flow, ref.trail, at);
+        const past = await this.timeMachine.at(org, ref.flow, ref.trail, at, data.recorded_position);
         if (!past.view)
           throw new PolicyError(
             'service_error',

@@ -11,6 +11,8 @@ export type EvaluationEvent =
         id: string;
         requested_at: number;
         recorded_at: number;
+        /** The log head when the request was accepted: trails are folded up to it (absent in early events). */
+        recorded_position?: number;
         params: Record<string, unknown>;
       }
     >

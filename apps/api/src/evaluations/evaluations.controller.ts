@@ -47,7 +47,7 @@ export class EvaluationsController {
     const head = await this.events.head();
     const at = microsToSeconds(head.recordedAt);
     for (const [i, ref] of request.context.trails.entries()) {
-      if (!(await this.timeMachine.at(org, ref.flow, ref.trail, at)).view) {
+      if (!(await this.timeMachine.at(org, ref.flow, ref.trail, at, head.position)).view) {
         throw new ApiError(404, 'Trail not found', {
           [`context.trails[${i}]`]: `no trail ${ref.flow}/${ref.trail} at the pinned instant`,
         });
@@ -71,6 +71,7 @@ export class EvaluationsController {
           id,
           requested_at: requestedAt,
           recorded_at: head.recordedAt,
+          recorded_position: head.position,
           context: request.context,
           policy: request.policy,
           params: request.params ?? {},

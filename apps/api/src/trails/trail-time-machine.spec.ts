@@ -85,4 +85,24 @@ describe('TrailTimeMachine', () => {
     assert.equal(before.view!.description, '', 'an earlier answer is not changed');
     await store.close();
   });
+
+  it('pinned to a log position, never shows an event recorded later in the same clock tick', async () => {
+    const tick = 1_790_000_000_000_000;
+    const store = new SqliteEventStore({ path: ':memory:', clock: () => tick });
+    const trail = trailStream('o', 'f', 't');
+    const report = (type: string, data: Record<string, unknown>) =>
+      store.append(trail, [{ id: randomUUID(), type, data, metadata: {} }], 'any');
+    await report('trail_reported', { flow: 'f', name: 't', description: 'first', user_data: {} });
+    const pinned = await store.head();
+    await report('trail_updated', { description: 'same tick, later position' });
+    assert.equal((await store.head()).recordedAt, pinned.recordedAt, 'both events share one recorded_at');
+    const kept = new TrailTimeMachine(store);
+    const atSeconds = tick / 1_000_000;
+    assert.equal((await kept.at('o', 'f', 't', atSeconds)).view!.description, 'same tick, later position');
+    // The kept fold above is past the pin: it must not be reused for the pinned answer.
+    const atPin = await kept.at('o', 'f', 't', atSeconds, pinned.position);
+    assert.equal(atPin.view!.description, 'first');
+    assert.equal(atPin.view!.events.length, 1);
+    await store.close();
+  });
 });

@@ -19,7 +19,14 @@ export interface TrailAt {
 interface Fold<T> {
   revision: number;
   lastRecordedAt: number;
+  lastPosition: number;
   value: T;
+}
+
+/** How far the log is read: an instant, and optionally the log head it was pinned to. */
+interface Until {
+  recordedAt: number;
+  position: number;
 }
 
 /**
@@ -44,8 +51,19 @@ export class TrailTimeMachine {
 
   constructor(@Inject(EVENT_STORE) private readonly events: EventStore) {}
 
-  async at(org: string, flow: string, trail: string, atSeconds: number): Promise<TrailAt> {
-    const until = secondsToMicros(atSeconds);
+  /**
+   * The trail at `atSeconds`; with `untilPosition`, also no event after that
+   * global position (an evaluation pins the log head it was accepted at, so an
+   * event recorded later in the same clock tick cannot leak into its result).
+   */
+  async at(
+    org: string,
+    flow: string,
+    trail: string,
+    atSeconds: number,
+    untilPosition = Number.MAX_SAFE_INTEGER,
+  ): Promise<TrailAt> {
+    const until = { recordedAt: secondsToMicros(atSeconds), position: untilPosition };
     const [flowFold, trailFold] = await Promise.all([
       // Every flow event carries the whole template: the latest one counts.
       this.fold(
@@ -70,21 +88,25 @@ export class TrailTimeMachine {
   private async fold<T>(
     kept: LRUCache<string, Fold<T | null>>,
     stream: string,
-    until: number,
+    until: Until,
     evolve: (value: T | null, event: StoredEvent) => T | null,
   ): Promise<Fold<T | null>> {
     const cached = kept.get(stream);
     const base: Fold<T | null> =
-      cached && cached.lastRecordedAt <= until ? cached : { revision: -1, lastRecordedAt: 0, value: null };
+      cached && cached.lastRecordedAt <= until.recordedAt && cached.lastPosition <= until.position
+        ? cached
+        : { revision: -1, lastRecordedAt: 0, lastPosition: 0, value: null };
     const events = await this.events.readStream(stream, {
       fromRevision: base.revision + 1,
-      untilRecordedAt: until,
+      untilRecordedAt: until.recordedAt,
+      untilPosition: until.position,
     });
     if (events.length === 0) return base;
     const last = events[events.length - 1];
     const fold = {
       revision: last.revision,
       lastRecordedAt: last.recordedAt,
+      lastPosition: last.position,
       value: events.reduce(evolve, base.value),
     };
     if (!cached || cached.revision < fold.revision) kept.set(stream, fold);
