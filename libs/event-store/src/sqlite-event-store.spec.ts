@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WrongExpectedRevisionError } from './event-store.port';
 import { SqliteEventStore } from './sqlite-event-store';
 
 const event = (type: string) => ({ id: randomUUID(), type, data: {}, metadata: {} });
@@ -34,6 +38,39 @@ describe('SqliteEventStore recorded_at', () => {
     await store.append('s-acme/z', [known], 'no_stream');
     await assert.rejects(store.append('s-acme/z', [known, event('b')], 0));
     assert.equal((await store.readStream('s-acme/z')).length, 1);
+    await store.close();
+  });
+
+  it('acknowledges an append only once it is durable: WAL with synchronous=FULL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'des-durable-'));
+    const store = new SqliteEventStore({ path: join(dir, 'events.db') });
+    assert.deepEqual(store.durability(), { journalMode: 'wal', synchronous: 2 });
+    await store.close();
+  });
+
+  it('commits concurrent appends together, and a conflicting one fails alone', async () => {
+    const store = new SqliteEventStore({ path: ':memory:' });
+    await store.append('s-acme/taken', [event('first')], 'no_stream');
+    const outcomes = await Promise.allSettled([
+      ...Array.from({ length: 20 }, (_, i) =>
+        store.append(`s-acme/g${i}`, [event('a'), event('b')], 'no_stream'),
+      ),
+      store.append('s-acme/taken', [event('late')], 'no_stream'),
+    ]);
+    assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 20);
+    assert.ok(
+      outcomes[20].status === 'rejected' && outcomes[20].reason instanceof WrongExpectedRevisionError,
+    );
+    const positions = outcomes
+      .slice(0, 20)
+      .map((o) => (o as PromiseFulfilledResult<{ position: number }>).value.position);
+    assert.deepEqual(
+      positions,
+      [...positions].sort((a, b) => a - b),
+      'positions in call order',
+    );
+    assert.equal((await store.readAll(0, 100)).length, 41);
+    assert.equal((await store.readStream('s-acme/taken')).length, 1);
     await store.close();
   });
 });
