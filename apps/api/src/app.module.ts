@@ -11,9 +11,16 @@ import { AccountsModule } from './accounts/accounts.module';
 import { EnvironmentsModule } from './environments/environments.module';
 import { EvidenceModule } from './trails/evidence.module';
 import { EvaluationsModule } from './evaluations/evaluations.module';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 
 /** The product's feature modules. */
-const productFeatures: Type[] = [AccountsModule, EnvironmentsModule, EvidenceModule, EvaluationsModule];
+const productFeatures: Type[] = [
+  AccountsModule,
+  IdempotencyModule,
+  EnvironmentsModule,
+  EvidenceModule,
+  EvaluationsModule,
+];
 
 export interface AppOptions {
   config: Config;

@@ -16,6 +16,11 @@ export interface Executed<S, E> {
   recordedAt: number | null;
 }
 
+export interface ExecuteOptions {
+  /** Wait for the read models to reflect the write (default true); false for streams no read model shows. */
+  awaitReadModels?: boolean;
+}
+
 const MAX_ATTEMPTS = 10;
 /** Folded aggregate states kept per decider (least recently used dropped first). */
 const STATE_CACHE_SIZE = 5000;
@@ -87,6 +92,7 @@ export class CommandExecutor {
     decider: Decider<C, S, E>,
     command: C,
     metadata: EventMetadata,
+    options: ExecuteOptions = {},
   ): Promise<Executed<S, E>> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const { state, revision } = await this.load(stream, decider);
@@ -100,7 +106,7 @@ export class CommandExecutor {
           revision < 0 ? 'no_stream' : revision,
         );
         for (const e of decided) this.metrics.eventsAppended.inc({ type: e.type });
-        await this.awaitReadModels(appended.position);
+        if (options.awaitReadModels ?? true) await this.awaitReadModels(appended.position);
         const next = decided.reduce((s, e) => decider.evolve(s, e, appended.recordedAt), state);
         this.remember(this.cacheOf<S>(decider), stream, appended.nextRevision, next);
         return { state: next, events: decided, position: appended.position, recordedAt: appended.recordedAt };

@@ -10,6 +10,7 @@ import type { Request, Response } from 'express';
 import { StoreUnavailableError } from '../../event-store/src/event-store.port';
 import { ApiError, DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error';
 import { DomainError } from './domain-error';
+import { ReplayedResponse } from './replayed-response';
 
 interface Answer {
   status: number;
@@ -31,6 +32,7 @@ export class ErrorBodyFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request & { id?: string }>();
+    if (exception instanceof ReplayedResponse) return replay(res, exception);
     const answer = this.answer(exception, req);
     if (res.headersSent) return;
     for (const [k, v] of Object.entries(answer.headers ?? {})) res.setHeader(k, v);
@@ -72,6 +74,13 @@ export class ErrorBodyFilter implements ExceptionFilter {
     );
     return { status: 500, message: 'Internal server error', errors: null };
   }
+}
+
+function replay(res: Response, recorded: ReplayedResponse): void {
+  if (res.headersSent) return;
+  res.status(recorded.status).setHeader('Idempotent-Replayed', 'true');
+  if (recorded.contentType) res.setHeader('Content-Type', recorded.contentType);
+  res.end(recorded.body);
 }
 
 function bodyOf(exception: HttpException): { message: string; errors: Record<string, string> | null } {

@@ -11,3 +11,4 @@ export * from './tokens';
 export * from './validation';
 export * from './privileges';
 export * from './json-string';
+export * from './replayed-response';

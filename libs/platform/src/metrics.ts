@@ -48,6 +48,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly idempotentRequests = new Counter({
+    name: 'des_idempotent_requests_total',
+    help: 'Writes with an Idempotency-Key, by outcome (executed, replayed, refused, released)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'des_' });
   }
