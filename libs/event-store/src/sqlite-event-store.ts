@@ -2,18 +2,21 @@ import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { DEFAULT_MAX_APPEND_SIZE, appendSize } from './append-size';
 import { followByPolling } from './follow-loop';
 import { nowMicros } from './microseconds';
 import {
   AppendResult,
   BatchHandler,
   EventStore,
+  EventTooLargeError,
   EventToAppend,
   ExpectedRevision,
   FollowOptions,
   Following,
   LogHead,
   ReadStreamOptions,
+  StoreUnavailableError,
   StoredEvent,
   WrongExpectedRevisionError,
 } from './event-store.port';
@@ -49,6 +52,10 @@ export interface SqliteEventStoreOptions {
   clock?: () => number;
   /** How often a follower polls for appends made by other processes. */
   pollMs?: number;
+  /** Most bytes one append may carry (default KurrentDB's default, 1 MiB), so both adapters refuse alike. */
+  maxAppendSize?: number;
+  /** How long a write waits for another process's lock on the file before it fails as unavailable (default 5000). */
+  busyTimeoutMs?: number;
 }
 
 /**
@@ -58,6 +65,8 @@ export interface SqliteEventStoreOptions {
  */
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
+  readonly maxAppendSize: number;
+  readonly recordedAtPrecisionMicros = 1;
   private readonly db: Database.Database;
   private readonly clock: () => number;
   private readonly pollMs: number;
@@ -73,10 +82,11 @@ export class SqliteEventStore implements EventStore {
     this.db = new Database(options.path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     this.db.exec(SCHEMA);
     this.clock = options.clock ?? nowMicros;
     this.pollMs = options.pollMs ?? 100;
+    this.maxAppendSize = options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE;
     this.appended.setMaxListeners(0);
     this.stmt = this.prepare();
     this.appendTx = this.db.transaction(
@@ -108,6 +118,7 @@ export class SqliteEventStore implements EventStore {
       head: db.prepare<[], { position: number; recorded_at: number }>(
         'SELECT position, recorded_at FROM events ORDER BY position DESC LIMIT 1',
       ),
+      count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events'),
     };
   }
 
@@ -153,24 +164,48 @@ export class SqliteEventStore implements EventStore {
 
   async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const result = this.appendTx.immediate(stream, events, expected);
+    const size = appendSize(events);
+    if (size > this.maxAppendSize) throw new EventTooLargeError(stream, size, this.maxAppendSize);
+    const result = this.guard(() => this.appendTx.immediate(stream, events, expected));
     this.appended.emit('appended', result.position);
     return result;
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
-    return this.stmt.readStream
-      .all(stream, options.fromRevision ?? 0, options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER)
-      .map(toStored);
+    return this.guard(() =>
+      this.stmt.readStream
+        .all(stream, options.fromRevision ?? 0, options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER)
+        .map(toStored),
+    );
   }
 
   async readAll(afterPosition: number, limit: number): Promise<StoredEvent[]> {
-    return this.stmt.readAll.all(afterPosition, limit).map(toStored);
+    return this.guard(() => this.stmt.readAll.all(afterPosition, limit).map(toStored));
   }
 
   async head(): Promise<LogHead> {
-    const row = this.stmt.head.get();
+    const row = this.guard(() => this.stmt.head.get());
     return row ? { position: row.position, recordedAt: row.recorded_at } : { position: 0, recordedAt: 0 };
+  }
+
+  async eventCount(): Promise<number | undefined> {
+    return this.guard(() => this.stmt.count.get()?.n ?? 0);
+  }
+
+  /**
+   * The embedded store's "unreachable": closed, or locked by another process past
+   * busy_timeout. Both are answered 503 like a server outage; anything else is a bug.
+   */
+  private guard<T>(operation: () => T): T {
+    if (this.closed) throw new StoreUnavailableError('SQLite', new Error('the event store is closed'));
+    try {
+      return operation();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
+        throw new StoreUnavailableError('SQLite', error);
+      throw error;
+    }
   }
 
   follow(afterPosition: number, handler: BatchHandler, options: FollowOptions = {}): Following {
@@ -191,7 +226,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    this.guard(() => this.db.prepare('SELECT 1').get());
   }
 
   async close(): Promise<void> {
