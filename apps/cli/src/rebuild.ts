@@ -11,18 +11,30 @@ import { allProjections } from '../../api/src/projections';
 export async function rebuild(config: Config): Promise<void> {
   const { events, reads, jobs } = await openEngines(config);
   try {
-    const head = await events.head();
-    const bar = new SingleBar(
-      { format: 'rebuild [{bar}] {percentage}% | {value}/{total} events | {eta}s left' },
-      Presets.shades_classic,
-    );
     const projector = new Projector(events, reads, allProjections);
-    const total = head.position;
-    bar.start(total, 0);
     const started = Date.now();
-    const done = await projector.rebuild((n) => bar.update(Math.min(n, total)));
-    bar.update(total);
-    bar.stop();
+    // Counted in events. The total is the log's event count where the store can
+    // tell (SQLite); KurrentDB cannot, so that bar shows the count done only.
+    let bar: SingleBar | undefined;
+    let known = false;
+    const done = await projector.rebuild((n, total) => {
+      if (!bar) {
+        known = total !== undefined;
+        bar = new SingleBar(
+          {
+            format: known
+              ? 'rebuild [{bar}] {percentage}% | {value}/{total} events | {eta}s left'
+              : 'rebuild | {value} events | {duration}s',
+          },
+          Presets.shades_classic,
+        );
+        bar.start(total ?? 0, 0);
+      }
+      // Events appended during the rebuild may take it past the count taken at its start.
+      if (known && total !== undefined && n > total) bar.setTotal(n);
+      bar.update(n);
+    });
+    bar?.stop();
     const seconds = (Date.now() - started) / 1000;
     console.log(
       `rebuilt ${allProjections.length} projections from ${done} events in ${seconds.toFixed(1)} s`,

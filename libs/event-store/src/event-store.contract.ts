@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { EventStore, EventToAppend, StoredEvent, WrongExpectedRevisionError } from './event-store.port';
+import { appendSize } from './append-size';
+import {
+  EventStore,
+  EventToAppend,
+  EventTooLargeError,
+  StoreUnavailableError,
+  StoredEvent,
+  WrongExpectedRevisionError,
+} from './event-store.port';
 
 const event = (type: string, data: Record<string, unknown> = {}): EventToAppend => ({
   id: randomUUID(),
@@ -13,8 +21,17 @@ const event = (type: string, data: Record<string, unknown> = {}): EventToAppend 
 /** Names may contain '-', '.', '~'; '/' separates org and id. */
 const streamName = (aggregate = 'trail') => `${aggregate}-acme/back.end-${randomUUID().slice(0, 8)}~1`;
 
+export interface ContractOptions {
+  /** A store of this adapter whose engine cannot be reached (SQLite: closed; KurrentDB: nothing listening). */
+  openUnreachable?: () => Promise<EventStore>;
+}
+
 /** The one contract every event store adapter passes. */
-export function eventStoreContract(name: string, open: () => Promise<EventStore>): void {
+export function eventStoreContract(
+  name: string,
+  open: () => Promise<EventStore>,
+  options: ContractOptions = {},
+): void {
   describe(`event store contract: ${name}`, () => {
     let store: EventStore;
     before(async () => {
@@ -119,6 +136,217 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       assert.deepEqual(await store.readStream(stream, { untilRecordedAt: first.recordedAt - 1_000_000 }), []);
       assert.equal((await store.readStream(stream, { fromRevision: 1 }))[0].type, 'after');
     });
+
+    it('lets exactly one of many racing appends with the same expected revision win', async () => {
+      const stream = streamName();
+      await store.append(stream, [event('base')], 'no_stream');
+      const racers = Array.from({ length: 12 }, (_, i) => [
+        event('racer', { i }),
+        event('racer_tail', { i }),
+      ]);
+      const results = await Promise.allSettled(racers.map((events) => store.append(stream, events, 0)));
+      const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [{ i, result: r.value }] : []));
+      const lost = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+      assert.equal(won.length, 1, 'exactly one racer wins');
+      assert.equal(lost.length, racers.length - 1);
+      for (const reason of lost) {
+        assert.ok(reason instanceof WrongExpectedRevisionError, String(reason));
+        assert.equal(reason.actual, 2);
+      }
+      assert.equal(won[0].result.nextRevision, 2);
+      const read = await store.readStream(stream);
+      assert.deepEqual(
+        read.map((e) => [e.revision, e.type, e.data.i]),
+        [
+          [0, 'base', undefined],
+          [1, 'racer', won[0].i],
+          [2, 'racer_tail', won[0].i],
+        ],
+      );
+      assert.equal(read[2].position, won[0].result.position);
+    });
+
+    it('gives racing appends with `any` contiguous revisions, each append in one piece', async () => {
+      const stream = streamName();
+      const appends = Array.from({ length: 10 }, (_, i) => [event('pair_a', { i }), event('pair_b', { i })]);
+      const results = await Promise.all(appends.map((events) => store.append(stream, events, 'any')));
+      const read = await store.readStream(stream);
+      assert.deepEqual(
+        read.map((e) => e.revision),
+        Array.from({ length: 20 }, (_, i) => i),
+      );
+      for (let r = 0; r < read.length; r += 2) {
+        assert.deepEqual([read[r].type, read[r + 1].type], ['pair_a', 'pair_b']);
+        assert.equal(read[r].data.i, read[r + 1].data.i, 'one append stays together');
+      }
+      assert.deepEqual(
+        results.map((r) => r.nextRevision).sort((a, b) => a - b),
+        Array.from({ length: 10 }, (_, i) => 2 * i + 1),
+      );
+    });
+
+    it('is a no-op, answering the first append, for the same ids with the same exact expected revision, also after the stream moved on, and with `any`', async () => {
+      const stream = streamName();
+      await store.append(stream, [event('first')], 'no_stream');
+      const batch = [event('a'), event('b')];
+      const first = await store.append(stream, batch, 0);
+      const again = await store.append(stream, batch, 0);
+      assert.deepEqual(again, first);
+      await store.append(stream, [event('later')], first.nextRevision);
+      const exact = await store.append(stream, batch, 0);
+      assert.deepEqual([exact.nextRevision, exact.position], [first.nextRevision, first.position]);
+      const any = await store.append(stream, batch, 'any');
+      assert.deepEqual([any.nextRevision, any.position], [first.nextRevision, first.position]);
+      assert.deepEqual(
+        (await store.readStream(stream)).map((e) => e.type),
+        ['first', 'a', 'b', 'later'],
+      );
+    });
+
+    it('appends an event just under the size limit and refuses one over it, appending nothing', async () => {
+      const limit = store.maxAppendSize;
+      /** An event whose size, as the stores count it, is exactly `bytes`. */
+      const sized = (bytes: number): EventToAppend => {
+        const e = event('large_event', { blob: '' });
+        e.data = { blob: 'x'.repeat(bytes - appendSize([e])) };
+        assert.equal(appendSize([e]), bytes);
+        return e;
+      };
+      const stream = streamName();
+      const under = sized(limit - 1024);
+      await store.append(stream, [under], 'no_stream');
+      const [stored] = await store.readStream(stream);
+      assert.equal(stored.data.blob, under.data.blob);
+      await assert.rejects(store.append(stream, [sized(limit + 1)], 0), (error: unknown) => {
+        assert.ok(error instanceof EventTooLargeError, String(error));
+        assert.equal(error.limit, limit);
+        return true;
+      });
+      // Two events each under the limit, together over it: refused whole.
+      const half = Math.ceil(limit / 2) + 1;
+      await assert.rejects(store.append(stream, [sized(half), sized(half)], 0), EventTooLargeError);
+      assert.equal((await store.readStream(stream)).length, 1, 'nothing more was appended');
+    });
+
+    it("records recordedAt in whole microseconds at the store's precision, and the append answers the stored instant", async () => {
+      const stream = streamName();
+      const appended = await store.append(stream, [event('a'), event('b')], 'no_stream');
+      const read = await store.readStream(stream);
+      for (const e of read) {
+        assert.ok(Number.isSafeInteger(e.recordedAt), `${e.recordedAt} is an integer`);
+        assert.equal(e.recordedAt % store.recordedAtPrecisionMicros, 0);
+        // Microseconds, not milliseconds or nanoseconds: within a day of now.
+        assert.ok(Math.abs(e.recordedAt - Date.now() * 1000) < 86_400_000_000, `${e.recordedAt} is µs`);
+      }
+      assert.equal(appended.recordedAt, read[1].recordedAt);
+      assert.equal(appended.position, read[1].position);
+    });
+
+    it('follows from a checkpoint in the middle of the log: exactly the events after it, in order, once, in batches', async () => {
+      const stream = streamName();
+      const events = Array.from({ length: 9 }, (_, i) => event(`r${i}`));
+      await store.append(stream, events.slice(0, 5), 'no_stream');
+      await store.append(stream, events.slice(5, 7), 4);
+      await store.append(stream, events.slice(7), 6);
+      const checkpoint = (await store.readStream(stream))[2].position; // inside the first append
+      const batches: StoredEvent[][] = [];
+      const following = store.follow(checkpoint, async (batch) => void batches.push(batch), { batchSize: 2 });
+      try {
+        await until(() => batches.flat().some((e) => e.type === 'r8' && e.stream === stream));
+        // One more event, so anything delivered twice before it would be seen.
+        await store.append(stream, [event('r9')], 8);
+        await until(() => batches.flat().some((e) => e.type === 'r9' && e.stream === stream));
+        const all = batches.flat();
+        assert.deepEqual(
+          all.filter((e) => e.stream === stream).map((e) => e.type),
+          ['r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9'],
+        );
+        assert.ok(all.every((e) => e.position > checkpoint));
+        for (let i = 1; i < all.length; i++)
+          assert.ok(all[i].position > all[i - 1].position, 'in order, once');
+        assert.ok(
+          batches.every((b) => b.length >= 1 && b.length <= 2),
+          'batches of at most batchSize',
+        );
+        assert.ok(
+          batches.some((b) => b.length === 2),
+          'catch-up delivers batches, not single events',
+        );
+      } finally {
+        await following.stop();
+      }
+    });
+
+    it('batches live appends that arrive while the handler is busy', async () => {
+      const start = (await store.head()).position;
+      const stream = streamName();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let blocked = false;
+      const batches: string[][] = [];
+      const following = store.follow(
+        start,
+        async (batch) => {
+          const ours = batch.filter((e) => e.stream === stream);
+          if (ours.length > 0) batches.push(ours.map((e) => e.type));
+          if (ours.some((e) => e.type === 'first')) {
+            blocked = true;
+            await gate;
+          }
+        },
+        { batchSize: 50 },
+      );
+      // A second follower shows when the burst has reached followers.
+      const witnessed: StoredEvent[] = [];
+      const witness = store.follow(start, async (batch) => {
+        witnessed.push(...batch.filter((e) => e.stream === stream));
+      });
+      try {
+        await store.append(stream, [event('first')], 'no_stream');
+        await until(() => blocked);
+        for (let i = 0; i < 5; i++) await store.append(stream, [event(`burst${i}`)], i);
+        await until(() => witnessed.length === 6);
+        release();
+        await until(() => batches.flat().length === 6);
+        assert.deepEqual(batches, [['first'], ['burst0', 'burst1', 'burst2', 'burst3', 'burst4']]);
+      } finally {
+        release();
+        await following.stop();
+        await witness.stop();
+      }
+    });
+
+    if (options.openUnreachable) {
+      const openUnreachable = options.openUnreachable;
+      it('answers StoreUnavailableError for every operation when its engine cannot be reached', async () => {
+        const down = await openUnreachable();
+        try {
+          const operations: [string, () => Promise<unknown>][] = [
+            ['append', () => down.append(streamName(), [event('lost')], 'any')],
+            ['readStream', () => down.readStream(streamName())],
+            ['readAll', () => down.readAll(0, 10)],
+            ['head', () => down.head()],
+            ['ping', () => down.ping()],
+          ];
+          for (const [what, operation] of operations) {
+            await assert.rejects(operation(), StoreUnavailableError, what);
+          }
+          const errors: unknown[] = [];
+          const following = down.follow(0, async () => undefined, {
+            onError: (error) => errors.push(error),
+            retryDelayMs: 10,
+          });
+          try {
+            await until(() => errors.length > 0, 30_000);
+          } finally {
+            await following.stop();
+          }
+          assert.ok(errors[0] instanceof StoreUnavailableError, String(errors[0]));
+        } finally {
+          await down.close();
+        }
+      });
+    }
 
     it('follows the log: catches up, then delivers live appends', async () => {
       const start = (await store.head()).position;

@@ -34,6 +34,10 @@ export interface AppendResult {
   nextRevision: number;
   /** Global position of the last event appended. */
   position: number;
+  /**
+   * The commit instant of the last event appended, in whole microseconds, as the
+   * store recorded it (what `readStream` returns for it). See each adapter for how.
+   */
   recordedAt: number;
 }
 
@@ -72,14 +76,34 @@ export type BatchHandler = (events: StoredEvent[]) => Promise<void>;
  */
 export interface EventStore {
   readonly kind: 'sqlite' | 'kurrentdb';
+  /**
+   * Most bytes one append may carry, counted as KurrentDB counts them: each
+   * event's JSON data and metadata (UTF-8) plus twice its type's length. Over it:
+   * EventTooLargeError and nothing appended.
+   */
+  readonly maxAppendSize: number;
+  /** recordedAt is a whole number of microseconds that is a multiple of this (SQLite 1, KurrentDB 1000). */
+  readonly recordedAtPrecisionMicros: number;
+  /**
+   * Appends atomically. The same event ids appended again are a no-op that answers
+   * what the first append answered: always with the exact expected revision the
+   * first append used (or `no_stream`); with `any` on SQLite always, on KurrentDB
+   * only while the server still remembers those ids (best effort, see README).
+   */
   append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
   /** One stream in revision order; its cost depends on that stream only. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
   /** The log after `afterPosition` (exclusive; 0 = from the beginning), in position order. */
   readAll(afterPosition: number, limit: number): Promise<StoredEvent[]>;
   head(): Promise<LogHead>;
-  /** Catch up from `afterPosition`, then follow live appends until stopped. */
+  /**
+   * Catch up from `afterPosition` (exclusive), then follow live appends until
+   * stopped. The handler gets batches of up to `batchSize` events, in position
+   * order, each event once; a batch holds what arrived while the previous one ran.
+   */
   follow(afterPosition: number, handler: BatchHandler, options?: FollowOptions): Following;
+  /** How many events the log holds, where the store can count them cheaply; else undefined (KurrentDB). */
+  eventCount(): Promise<number | undefined>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -92,6 +116,24 @@ export class WrongExpectedRevisionError extends Error {
   ) {
     super(`Wrong expected revision on '${stream}': expected ${String(expected)}, actual ${String(actual)}`);
     this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+/**
+ * One append carries more than the store accepts (`EventStore.maxAppendSize`):
+ * answered 413. Nothing was appended.
+ */
+export class EventTooLargeError extends Error {
+  constructor(
+    readonly stream: string,
+    /** The append's size as counted by the adapter; undefined when only the server measured it. */
+    readonly size: number | undefined,
+    readonly limit: number,
+  ) {
+    super(
+      `Append to '${stream}' is ${size === undefined ? 'over' : `${size} bytes, over`} the event store's limit of ${limit} bytes`,
+    );
+    this.name = 'EventTooLargeError';
   }
 }
 

@@ -1,4 +1,5 @@
 export * from './event-store.port';
 export * from './microseconds';
+export { DEFAULT_MAX_APPEND_SIZE, appendSize } from './append-size';
 export { SqliteEventStore } from './sqlite-event-store';
 export { KurrentDbEventStore } from './kurrentdb-event-store';

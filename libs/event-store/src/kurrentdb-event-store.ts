@@ -1,28 +1,43 @@
 import {
   ANY,
-  AllStreamResolvedEvent,
-  AppendStreamState,
+  AppendRecordSizeExceededError,
+  BACKWARDS,
+  CancelledError,
   DeadlineExceededError,
   END,
   FORWARDS,
-  BACKWARDS,
   KurrentDBClient,
+  MaxAppendSizeExceededError,
   NO_STREAM,
-  STREAM_EXISTS,
+  NotLeaderError,
   START,
+  STREAM_EXISTS,
   StreamNotFoundError,
+  TimeoutError,
+  TransactionMaxSizeExceededError,
   UnavailableError,
+  UnknownError,
   WrongExpectedVersionError,
+  convertToCommandError,
   excludeSystemEvents,
+  isCommandError,
   jsonEvent,
 } from '@kurrent/kurrentdb-client';
-import type { ResolvedEvent } from '@kurrent/kurrentdb-client';
+import type {
+  AllStreamResolvedEvent,
+  AppendStreamState,
+  ReadPosition,
+  ResolvedEvent,
+} from '@kurrent/kurrentdb-client';
+import { DEFAULT_MAX_APPEND_SIZE, appendSize } from './append-size';
+import { LiveBatches } from './live-batches';
 import {
   AppendResult,
   BatchHandler,
   EventMetadata,
   EventStore,
   EventToAppend,
+  EventTooLargeError,
   ExpectedRevision,
   FollowOptions,
   Following,
@@ -33,56 +48,109 @@ import {
   WrongExpectedRevisionError,
 } from './event-store.port';
 
+const ENGINE = 'KurrentDB';
+
+/** The part of the client the adapter uses (tests hand in a fake). */
+export type KurrentClient = Pick<
+  KurrentDBClient,
+  'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'dispose'
+>;
+
+export interface KurrentDbEventStoreOptions {
+  /**
+   * DES_CONNECT_TIMEOUT_MS: how long any one operation may wait for the server
+   * (for a stream of events: between two of them) before it fails with
+   * StoreUnavailableError. Also the client's `defaultDeadline`.
+   */
+  connectTimeoutMs?: number;
+  /** Refused before sending when over it; keep it equal to the server's MaxAppendSize (default 1 MiB). */
+  maxAppendSize?: number;
+  /** Wall clock in ms, for the recorded_at fallback (tests). */
+  now?: () => number;
+  /** The client; default one built from the connection string. */
+  client?: KurrentClient;
+}
+
 /**
- * KurrentDB adapter (production). The global position is the event's prepare
- * position in the transaction log (unique and increasing along $all);
- * recorded_at is the server's `created` instant.
+ * KurrentDB adapter (production).
+ *
+ * Global position: the event's prepare position in the transaction log. For
+ * every event written by a gRPC append the server reports commit == prepare ==
+ * the event's own log position (AllReader returns `new CommitEventRecord(event,
+ * prepare.LogPosition)` for self-committed prepares), so `{commit: p, prepare: p}`
+ * is an exact resume point; reads from it are inclusive, hence the `> p` filters.
+ * Logs holding legacy explicit transactions (TCP API) are not supported.
+ *
+ * recorded_at: the server's `created`, which both read paths of the client give
+ * as a JS Date, so milliseconds (× 1000 here).
  */
 export class KurrentDbEventStore implements EventStore {
   readonly kind = 'kurrentdb' as const;
-  private readonly client: KurrentDBClient;
+  readonly maxAppendSize: number;
+  readonly recordedAtPrecisionMicros = 1000;
+  private readonly client: KurrentClient;
+  private readonly timeoutMs: number;
+  private readonly now: () => number;
 
-  constructor(connectionString: string) {
-    this.client = KurrentDBClient.connectionString(connectionString);
+  constructor(connectionString: string, options: KurrentDbEventStoreOptions = {}) {
+    this.timeoutMs = options.connectTimeoutMs ?? 3000;
+    this.maxAppendSize = options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE;
+    this.now = options.now ?? Date.now;
+    this.client =
+      options.client ??
+      KurrentDBClient.connectionString(withClientSettings(connectionString, this.timeoutMs));
   }
 
   async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const size = appendSize(events);
+    if (size > this.maxAppendSize) throw new EventTooLargeError(stream, size, this.maxAppendSize);
+    let appended: Awaited<ReturnType<KurrentClient['appendToStream']>>;
     try {
-      const result = await this.client.appendToStream(
-        stream,
-        events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })),
-        { streamState: toStreamState(expected) },
+      appended = await this.bounded(`append to ${stream}`, () =>
+        this.client.appendToStream(
+          stream,
+          events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })),
+          { streamState: toStreamState(expected) },
+        ),
       );
-      const nextRevision = Number(result.nextExpectedRevision);
-      const last = await this.readStream(stream, { fromRevision: nextRevision });
-      const recorded = last[last.length - 1];
-      return {
-        nextRevision,
-        position: recorded?.position ?? Number(result.position?.prepare ?? 0),
-        recordedAt: recorded?.recordedAt ?? 0,
-      };
     } catch (error) {
-      if (error instanceof WrongExpectedVersionError) {
-        const actual = await this.currentRevision(stream);
-        throw new WrongExpectedRevisionError(stream, expected, actual);
-      }
-      throw translate(error);
+      throw translateAppend(error, stream, expected);
     }
+    // Committed. From here on nothing may turn the write into an error.
+    const nextRevision = Number(appended.nextExpectedRevision);
+    const position = globalPosition(appended.position?.prepare);
+    // The append's answer has no timestamp: `created` needs one read of the last
+    // event. If that read fails, the client's clock (ms, like the store) stands in.
+    const last = await this.readBack(stream, nextRevision);
+    return {
+      nextRevision,
+      // The server answers no position only for an idempotent replay it cannot
+      // place; then the read-back gives it, else 0 (read-your-writes skips waiting).
+      position: position ?? last?.position ?? 0,
+      recordedAt: last?.recordedAt ?? Math.floor(this.now()) * 1000,
+    };
   }
 
-  private async currentRevision(stream: string): Promise<number | 'no_stream'> {
+  /** The event at `revision`, from the leader (which has just committed it), or undefined. */
+  private async readBack(stream: string, revision: number): Promise<StoredEvent | undefined> {
     try {
-      for await (const resolved of this.client.readStream(stream, {
-        direction: BACKWARDS,
-        fromRevision: END,
-        maxCount: 1,
-      })) {
-        if (resolved.event) return Number(resolved.event.revision);
+      for await (const resolved of this.boundedStream(
+        `read back ${stream}@${revision}`,
+        this.client.readStream(stream, {
+          direction: FORWARDS,
+          fromRevision: BigInt(revision),
+          maxCount: 1,
+          requiresLeader: true,
+        }),
+      )) {
+        const event = toStored(resolved);
+        if (event?.revision === revision) return event;
       }
-    } catch (error) {
-      if (!(error instanceof StreamNotFoundError)) throw translate(error);
+    } catch {
+      // Documented fallback: the write stands.
     }
-    return 'no_stream';
+    return undefined;
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
@@ -90,10 +158,13 @@ export class KurrentDbEventStore implements EventStore {
     const untilPosition = options.untilPosition ?? Number.MAX_SAFE_INTEGER;
     const out: StoredEvent[] = [];
     try {
-      for await (const resolved of this.client.readStream(stream, {
-        direction: FORWARDS,
-        fromRevision: options.fromRevision ? BigInt(options.fromRevision) : START,
-      })) {
+      for await (const resolved of this.boundedStream(
+        `read ${stream}`,
+        this.client.readStream(stream, {
+          direction: FORWARDS,
+          fromRevision: options.fromRevision ? BigInt(options.fromRevision) : START,
+        }),
+      )) {
         const event = toStored(resolved);
         if (!event) continue;
         if (event.recordedAt > until || event.position > untilPosition) break;
@@ -106,36 +177,56 @@ export class KurrentDbEventStore implements EventStore {
     return out;
   }
 
+  /**
+   * Up to `limit` events after `afterPosition`. Reads with `maxCount`; events the
+   * adapter does not deliver (non-JSON, `$` streams) are skipped without ending
+   * the read early: only a short page means the end of the log.
+   */
   async readAll(afterPosition: number, limit: number): Promise<StoredEvent[]> {
     const out: StoredEvent[] = [];
-    const from =
-      afterPosition > 0 ? { commit: BigInt(afterPosition), prepare: BigInt(afterPosition) } : START;
+    let from = afterPosition;
     try {
-      for await (const resolved of this.client.readAll({
-        direction: FORWARDS,
-        fromPosition: from,
-        maxCount: limit + 1,
-        filter: excludeSystemEvents(),
-      })) {
-        const event = toStored(resolved);
-        if (!event || event.position <= afterPosition) continue;
-        out.push(event);
-        if (out.length === limit) break;
+      for (;;) {
+        // +1: a read from a position includes the event at it.
+        const maxCount = limit - out.length + (from > 0 ? 1 : 0);
+        let returned = 0;
+        let furthest = from;
+        for await (const resolved of this.boundedStream(
+          'read $all',
+          this.client.readAll({
+            direction: FORWARDS,
+            fromPosition: readPosition(from),
+            maxCount,
+            filter: excludeSystemEvents(),
+          }),
+        )) {
+          returned++;
+          const position = eventPosition(resolved);
+          if (position !== undefined && position > furthest) furthest = position;
+          const event = toStored(resolved);
+          if (!event || event.position <= from) continue;
+          out.push(event);
+          if (out.length === limit) return out;
+        }
+        if (returned < maxCount || furthest <= from) return out;
+        from = furthest;
       }
     } catch (error) {
       throw translate(error);
     }
-    return out;
   }
 
   async head(): Promise<LogHead> {
     try {
-      for await (const resolved of this.client.readAll({
-        direction: BACKWARDS,
-        fromPosition: END,
-        maxCount: 1,
-        filter: excludeSystemEvents(),
-      })) {
+      for await (const resolved of this.boundedStream(
+        'read the head of $all',
+        this.client.readAll({
+          direction: BACKWARDS,
+          fromPosition: END,
+          maxCount: 100,
+          filter: excludeSystemEvents(),
+        }),
+      )) {
         const event = toStored(resolved);
         if (event) return { position: event.position, recordedAt: event.recordedAt };
       }
@@ -145,38 +236,77 @@ export class KurrentDbEventStore implements EventStore {
     return { position: 0, recordedAt: 0 };
   }
 
+  /** $all has no count the server can give cheaply. */
+  async eventCount(): Promise<number | undefined> {
+    return undefined;
+  }
+
+  /**
+   * Catch-up reads $all in batches (`maxCount` = batchSize) up to the head, then
+   * subscribes from the last position delivered. Live events are batched: the
+   * handler gets what arrived while it was busy (at most batchSize). On any
+   * failure: onError, a pause, and catch-up again from the last delivered position.
+   */
   follow(afterPosition: number, handler: BatchHandler, options: FollowOptions = {}): Following {
+    const batchSize = Math.max(1, options.batchSize ?? 500);
+    const retryDelayMs = options.retryDelayMs ?? 500;
     let stopped = false;
     let position = afterPosition;
-    let subscription: ReturnType<KurrentDBClient['subscribeToAll']> | undefined;
-    const retryDelayMs = options.retryDelayMs ?? 500;
+    let live: { batches: LiveBatches<StoredEvent>; unsubscribe(): Promise<void> } | undefined;
+    let wakeFromPause: (() => void) | undefined;
+    const deliver = async (batch: StoredEvent[]) => {
+      const fresh = batch.filter((e) => e.position > position);
+      if (fresh.length === 0 || stopped) return;
+      await handler(fresh);
+      position = fresh[fresh.length - 1].position;
+    };
     const done = (async () => {
       while (!stopped) {
         try {
-          subscription = this.client.subscribeToAll({
-            fromPosition: position > 0 ? { commit: BigInt(position), prepare: BigInt(position) } : START,
+          for (;;) {
+            const batch = await this.readAll(position, batchSize);
+            if (stopped || batch.length === 0) break;
+            await deliver(batch);
+          }
+          if (stopped) break;
+          const subscription = this.client.subscribeToAll({
+            fromPosition: readPosition(position),
             filter: excludeSystemEvents(),
           });
-          for await (const resolved of subscription) {
+          const batches = new LiveBatches<StoredEvent>(
+            subscription,
+            (item) => toStored(item as AllStreamResolvedEvent),
+            batchSize,
+          );
+          live = { batches, unsubscribe: () => subscription.unsubscribe() };
+          for await (const batch of batches) {
             if (stopped) break;
-            const event = toStored(resolved);
-            if (!event || event.position <= position) continue;
-            await handler([event]);
-            position = event.position;
+            await deliver(batch);
           }
+          if (!stopped) throw new Error('the KurrentDB subscription ended');
         } catch (error) {
           if (stopped) break;
           options.onError?.(translate(error));
-          await new Promise((r) => setTimeout(r, retryDelayMs));
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, retryDelayMs);
+            wakeFromPause = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
         } finally {
-          await subscription?.unsubscribe().catch(() => undefined);
+          const ending = live;
+          live = undefined;
+          ending?.batches.close();
+          await ending?.unsubscribe().catch(() => undefined);
         }
       }
     })();
     return {
       async stop() {
         stopped = true;
-        await subscription?.unsubscribe().catch(() => undefined);
+        wakeFromPause?.();
+        live?.batches.close();
         await done;
       },
     };
@@ -187,15 +317,80 @@ export class KurrentDbEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    await this.client.dispose();
+    await this.bounded('close', () => this.client.dispose()).catch(() => undefined);
+  }
+
+  /** One call, failed with StoreUnavailableError if the server says nothing for timeoutMs. */
+  private bounded<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    return withTimeout(Promise.resolve().then(operation), this.timeoutMs, () => this.silence(what));
+  }
+
+  /** A stream of events, failed with StoreUnavailableError if the server says nothing for timeoutMs between two. */
+  private boundedStream<T>(what: string, source: AsyncIterable<T>): AsyncGenerator<T> {
+    return idleBounded(source, this.timeoutMs, () => this.silence(what));
+  }
+
+  private silence(what: string): StoreUnavailableError {
+    return new StoreUnavailableError(ENGINE, new Error(`no answer within ${this.timeoutMs} ms (${what})`));
   }
 }
+
+/**
+ * DES_CONNECT_TIMEOUT_MS into the connection string, where the user did not set
+ * the option. The string reaches both halves of the client: the gRPC-js side
+ * (appends, subscriptions) and the Rust bridge (reads), which parse it separately.
+ * - defaultDeadline (ms on both sides): each call's deadline (Rust: non-streaming calls only).
+ * - discoveryInterval/maxDiscoverAttempts (ms and a count on both sides): rediscovery
+ *   keeps trying for about the connect timeout, then fails ("Failed to discover …").
+ * Not set: gossipTimeout is seconds on the JS side (discovery.js createDeadline) but
+ * milliseconds in the Rust client (grpc.rs, Duration::from_millis), so no value suits
+ * both; keepAliveInterval/Timeout below 10 s are ignored by the Rust client. The
+ * adapter's own timer bounds every operation whatever the client does.
+ */
+export function withClientSettings(connectionString: string, connectTimeoutMs: number): string {
+  const interval = 100;
+  const wanted: Record<string, number> = {
+    defaultDeadline: Math.max(1, Math.round(connectTimeoutMs)),
+    discoveryInterval: interval,
+    maxDiscoverAttempts: Math.max(1, Math.floor(connectTimeoutMs / interval)),
+  };
+  const trimmed = connectionString.trim().replace(/\/+$/, '');
+  const queryAt = trimmed.indexOf('?');
+  const given = new Set(
+    (queryAt < 0 ? '' : trimmed.slice(queryAt + 1))
+      .split('&')
+      .map((pair) => flat(pair.split('=')[0] ?? ''))
+      .filter(Boolean),
+  );
+  const added = Object.entries(wanted)
+    .filter(([key]) => !given.has(flat(key)))
+    .map(([key, value]) => `${key}=${value}`);
+  if (added.length === 0) return trimmed;
+  return `${trimmed}${queryAt < 0 ? '?' : '&'}${added.join('&')}`;
+}
+
+/** Option keys as both clients compare them: case-insensitive, '-' and '_' ignored (JS). */
+const flat = (key: string) => key.trim().toLowerCase().replace(/[_-]/g, '');
 
 function toStreamState(expected: ExpectedRevision): AppendStreamState {
   if (expected === 'any') return ANY;
   if (expected === 'no_stream') return NO_STREAM;
   if (expected === 'stream_exists') return STREAM_EXISTS;
   return BigInt(expected);
+}
+
+function readPosition(position: number): ReadPosition {
+  return position > 0 ? { commit: BigInt(position), prepare: BigInt(position) } : START;
+}
+
+/** A position the adapter can use as a number, or undefined (absent, or not a real log position). */
+function globalPosition(prepare: bigint | undefined): number | undefined {
+  if (prepare === undefined || prepare <= 0n || prepare > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+  return Number(prepare);
+}
+
+function eventPosition(resolved: ResolvedEvent | AllStreamResolvedEvent): number | undefined {
+  return globalPosition(resolved.event?.position?.prepare);
 }
 
 function toStored(resolved: ResolvedEvent | AllStreamResolvedEvent): StoredEvent | undefined {
@@ -215,9 +410,101 @@ function toStored(resolved: ResolvedEvent | AllStreamResolvedEvent): StoredEvent
   };
 }
 
-function translate(error: unknown): Error {
-  if (error instanceof UnavailableError || error instanceof DeadlineExceededError) {
-    return new StoreUnavailableError('KurrentDB', error);
+function translateAppend(error: unknown, stream: string, expected: ExpectedRevision): Error {
+  const e = asCommandError(error);
+  if (e instanceof WrongExpectedVersionError) {
+    const actual = e.actualState;
+    return new WrongExpectedRevisionError(
+      stream,
+      expected,
+      typeof actual === 'bigint' && actual >= 0n ? Number(actual) : 'no_stream',
+    );
   }
-  return error instanceof Error ? error : new Error(String(error));
+  if (e instanceof MaxAppendSizeExceededError)
+    return new EventTooLargeError(stream, undefined, e.maxAppendSize);
+  if (e instanceof AppendRecordSizeExceededError) return new EventTooLargeError(stream, e.size, e.maxSize);
+  if (e instanceof TransactionMaxSizeExceededError) return new EventTooLargeError(stream, e.size, e.maxSize);
+  return translate(e);
+}
+
+/**
+ * Transient client errors → StoreUnavailableError (503 + Retry-After). What the
+ * client produces for a server it cannot use right now:
+ * - gRPC-js side (appends, subscriptions), CommandError.js convertToCommandError:
+ *   UNAVAILABLE/INTERNAL/DATA_LOSS → UnavailableError, DEADLINE_EXCEEDED →
+ *   DeadlineExceededError, ABORTED (server-side timeout) → TimeoutError,
+ *   CANCELLED by the server → CancelledError, "not-leader" → NotLeaderError. A raw
+ *   gRPC error can escape unconverted (the server-features call in
+ *   ServerFeatures.js), so it is converted here.
+ * - Discovery (discovery.js): a plain Error "Failed to discover after N attempts.".
+ * - Rust bridge side (reads), bridge error.rs: connection errors → UnavailableError,
+ *   NotLeaderError; everything else is an UnknownError carrying the Rust client's
+ *   message: "Deadline exceeded", "Connection is closed.", "Server-side error: …"
+ *   (gRPC Unavailable/Internal/DataLoss/Unknown, types.rs Error::from_grpc).
+ */
+function translate(error: unknown): Error {
+  const e = asCommandError(error);
+  if (e instanceof StoreUnavailableError || e instanceof EventTooLargeError) return e;
+  if (isTransient(e)) return new StoreUnavailableError(ENGINE, e);
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+function isTransient(error: unknown): boolean {
+  if (
+    error instanceof UnavailableError ||
+    error instanceof DeadlineExceededError ||
+    error instanceof TimeoutError ||
+    error instanceof NotLeaderError ||
+    error instanceof CancelledError
+  ) {
+    return true;
+  }
+  if (!(error instanceof Error)) return false;
+  if (/^Failed to discover after \d+ attempts/.test(error.message)) return true;
+  return (
+    error instanceof UnknownError &&
+    /^(Deadline exceeded|Connection is closed\.|Server-side error:)/.test(error.message)
+  );
+}
+
+/** gRPC ServiceErrors (numeric `code`, string `details`) as the client's own error classes. */
+function asCommandError(error: unknown): unknown {
+  if (!(error instanceof Error) || isCommandError(error)) return error;
+  const raw = error as Error & { code?: unknown; details?: unknown };
+  if (typeof raw.code !== 'number' || typeof raw.details !== 'string') return error;
+  return convertToCommandError(error);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Iterates `source`, failing when one step takes longer than `ms`; an abandoned source is closed without waiting. */
+async function* idleBounded<T>(
+  source: AsyncIterable<T>,
+  ms: number,
+  onTimeout: () => Error,
+): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      const step = await withTimeout(
+        Promise.resolve().then(() => iterator.next()),
+        ms,
+        onTimeout,
+      );
+      if (step.done) {
+        finished = true;
+        return;
+      }
+      yield step.value;
+    }
+  } finally {
+    if (!finished) void Promise.resolve(iterator.return?.()).catch(() => undefined);
+  }
 }

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { describe, it } from 'node:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WrongExpectedRevisionError } from './event-store.port';
+import { describe, it } from 'node:test';
+import { appendSize } from './append-size';
+import { EventTooLargeError, StoreUnavailableError, WrongExpectedRevisionError } from './event-store.port';
 import { SqliteEventStore } from './sqlite-event-store';
 
 const event = (type: string) => ({ id: randomUUID(), type, data: {}, metadata: {} });
@@ -72,5 +74,46 @@ describe('SqliteEventStore recorded_at', () => {
     assert.equal((await store.readAll(0, 100)).length, 41);
     assert.equal((await store.readStream('s-acme/taken')).length, 1);
     await store.close();
+  });
+});
+
+describe('SqliteEventStore limits and outages', () => {
+  it('takes an append of exactly maxAppendSize bytes and refuses one byte more', async () => {
+    const store = new SqliteEventStore({ path: ':memory:', maxAppendSize: 2000 });
+    const sized = (bytes: number) => {
+      const e = { ...event('sized'), data: { blob: '' } };
+      e.data.blob = 'x'.repeat(bytes - appendSize([e]));
+      return e;
+    };
+    await store.append('s-acme/l', [sized(2000)], 'no_stream');
+    await assert.rejects(store.append('s-acme/l', [sized(2001)], 0), (error: unknown) => {
+      assert.ok(error instanceof EventTooLargeError);
+      assert.deepEqual([error.size, error.limit], [2001, 2000]);
+      return true;
+    });
+    assert.equal((await store.readStream('s-acme/l')).length, 1);
+    await store.close();
+  });
+
+  it('counts bytes, not characters, as KurrentDB does', () => {
+    const e = { id: randomUUID(), type: 'tëst', data: { v: 'é' }, metadata: {} };
+    // data {"v":"é"} = 10 bytes, metadata {} = 2, type 4 characters × 2 = 8
+    assert.equal(appendSize([e]), 20);
+  });
+
+  it('answers StoreUnavailableError when another process holds the write lock past the busy timeout', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'des-busy-')), 'events.db');
+    const store = new SqliteEventStore({ path, busyTimeoutMs: 50 });
+    const other = new Database(path);
+    other.prepare('BEGIN IMMEDIATE').run();
+    try {
+      await assert.rejects(store.append('s-acme/busy', [event('t')], 'any'), StoreUnavailableError);
+    } finally {
+      other.prepare('ROLLBACK').run();
+      other.close();
+    }
+    await store.append('s-acme/busy', [event('t')], 'any');
+    await store.close();
+    await assert.rejects(store.readAll(0, 1), StoreUnavailableError);
   });
 });

@@ -2,18 +2,21 @@ import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { DEFAULT_MAX_APPEND_SIZE, appendSize } from './append-size';
 import { followByPolling } from './follow-loop';
 import { nowMicros } from './microseconds';
 import {
   AppendResult,
   BatchHandler,
   EventStore,
+  EventTooLargeError,
   EventToAppend,
   ExpectedRevision,
   FollowOptions,
   Following,
   LogHead,
   ReadStreamOptions,
+  StoreUnavailableError,
   StoredEvent,
   WrongExpectedRevisionError,
 } from './event-store.port';
@@ -57,6 +60,10 @@ export interface SqliteEventStoreOptions {
   clock?: () => number;
   /** How often a follower polls for appends made by other processes. */
   pollMs?: number;
+  /** Most bytes one append may carry (default KurrentDB's default, 1 MiB), so both adapters refuse alike. */
+  maxAppendSize?: number;
+  /** How long a write waits for another process's lock on the file before it fails as unavailable (default 5000). */
+  busyTimeoutMs?: number;
 }
 
 /**
@@ -66,6 +73,8 @@ export interface SqliteEventStoreOptions {
  */
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
+  readonly maxAppendSize: number;
+  readonly recordedAtPrecisionMicros = 1;
   private readonly db: Database.Database;
   private readonly clock: () => number;
   private readonly pollMs: number;
@@ -86,10 +95,11 @@ export class SqliteEventStore implements EventStore {
     // FULL: a commit acknowledged to a client survives power loss (NORMAL may roll the last ones back,
     // and a read model already past them would then skip the positions that get reused).
     this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     this.db.exec(SCHEMA);
     this.clock = options.clock ?? nowMicros;
     this.pollMs = options.pollMs ?? 100;
+    this.maxAppendSize = options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE;
     this.appended.setMaxListeners(0);
     this.stmt = this.prepare();
     this.appendTx = this.db.transaction(
@@ -131,6 +141,7 @@ export class SqliteEventStore implements EventStore {
       head: db.prepare<[], { position: number; recorded_at: number }>(
         'SELECT position, recorded_at FROM events ORDER BY position DESC LIMIT 1',
       ),
+      count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events'),
     };
   }
 
@@ -191,6 +202,11 @@ export class SqliteEventStore implements EventStore {
    */
   append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    const size = appendSize(events);
+    if (size > this.maxAppendSize)
+      return Promise.reject(new EventTooLargeError(stream, size, this.maxAppendSize));
+    if (this.closed)
+      return Promise.reject(new StoreUnavailableError('SQLite', new Error('the event store is closed')));
     return new Promise<AppendResult>((resolve, reject) => {
       if (this.queued.length === 0) setImmediate(() => this.commitQueued());
       this.queued.push({ stream, events, expected, resolve, reject });
@@ -202,7 +218,7 @@ export class SqliteEventStore implements EventStore {
     this.queued = [];
     const outcomes: ({ ok: AppendResult } | { error: unknown })[] = [];
     try {
-      this.groupTx.immediate(batch, outcomes);
+      this.guard(() => this.groupTx.immediate(batch, outcomes));
     } catch (error) {
       for (const p of batch) p.reject(error);
       return;
@@ -219,23 +235,45 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
-    return this.stmt.readStream
-      .all(
-        stream,
-        options.fromRevision ?? 0,
-        options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
-        options.untilPosition ?? Number.MAX_SAFE_INTEGER,
-      )
-      .map(toStored);
+    return this.guard(() =>
+      this.stmt.readStream
+        .all(
+          stream,
+          options.fromRevision ?? 0,
+          options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
+          options.untilPosition ?? Number.MAX_SAFE_INTEGER,
+        )
+        .map(toStored),
+    );
   }
 
   async readAll(afterPosition: number, limit: number): Promise<StoredEvent[]> {
-    return this.stmt.readAll.all(afterPosition, limit).map(toStored);
+    return this.guard(() => this.stmt.readAll.all(afterPosition, limit).map(toStored));
   }
 
   async head(): Promise<LogHead> {
-    const row = this.stmt.head.get();
+    const row = this.guard(() => this.stmt.head.get());
     return row ? { position: row.position, recordedAt: row.recorded_at } : { position: 0, recordedAt: 0 };
+  }
+
+  async eventCount(): Promise<number | undefined> {
+    return this.guard(() => this.stmt.count.get()?.n ?? 0);
+  }
+
+  /**
+   * The embedded store's "unreachable": closed, or locked by another process past
+   * busy_timeout. Both are answered 503 like a server outage; anything else is a bug.
+   */
+  private guard<T>(operation: () => T): T {
+    if (this.closed) throw new StoreUnavailableError('SQLite', new Error('the event store is closed'));
+    try {
+      return operation();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
+        throw new StoreUnavailableError('SQLite', error);
+      throw error;
+    }
   }
 
   follow(afterPosition: number, handler: BatchHandler, options: FollowOptions = {}): Following {
@@ -256,7 +294,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    this.guard(() => this.db.prepare('SELECT 1').get());
   }
 
   async close(): Promise<void> {

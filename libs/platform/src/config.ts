@@ -40,6 +40,8 @@ export interface Config {
   policyThreads?: number;
   /** How long a call to an unreachable server may take before it is answered 503. */
   connectTimeoutMs: number;
+  /** Most bytes one append may carry; both event stores refuse more (413). Match KurrentDB's MaxAppendSize. */
+  maxAppendSize: number;
   logLevel: string;
 }
 
@@ -72,6 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     projectorFlushSize: Number(env.DES_PROJECTOR_FLUSH_SIZE ?? 100),
     projectorLeaseMs: Number(env.DES_PROJECTOR_LEASE_MS ?? 10_000),
     connectTimeoutMs: Number(env.DES_CONNECT_TIMEOUT_MS ?? 3000),
+    maxAppendSize: Number(env.DES_MAX_APPEND_SIZE ?? 1024 * 1024),
     policyBudgetMs: Number(env.DES_POLICY_BUDGET_MS ?? 2000),
     opaPath: env.OPA_PATH,
     policyThreads: env.DES_POLICY_THREADS ? Number(env.DES_POLICY_THREADS) : undefined,

@@ -10,8 +10,11 @@ export async function openEngines(
 ): Promise<{ events: EventStore; reads: ReadStore; jobs: Jobs }> {
   const events =
     config.eventStore.kind === 'sqlite'
-      ? new SqliteEventStore({ path: config.eventStore.path })
-      : new KurrentDbEventStore(config.eventStore.url);
+      ? new SqliteEventStore({ path: config.eventStore.path, maxAppendSize: config.maxAppendSize })
+      : new KurrentDbEventStore(config.eventStore.url, {
+          connectTimeoutMs: config.connectTimeoutMs,
+          maxAppendSize: config.maxAppendSize,
+        });
   const reads =
     config.readStore.kind === 'memory'
       ? new MemoryReadStore()

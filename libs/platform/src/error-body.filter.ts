@@ -7,7 +7,7 @@ import {
   NotFoundException,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { StoreUnavailableError } from '../../event-store/src/event-store.port';
+import { EventTooLargeError, StoreUnavailableError } from '../../event-store/src/event-store.port';
 import { ApiError, DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error';
 import { DomainError } from './domain-error';
 import { ReplayedResponse } from './replayed-response';
@@ -21,7 +21,7 @@ interface Answer {
 
 /**
  * Every error leaves as `{message, errors}`. Store outages are 503 with
- * Retry-After; anything unexpected is a 500 that says nothing of our insides
+ * Retry-After; an append over the event store's size limit is 413; anything unexpected is a 500 that says nothing of our insides
  * and is logged with the request id the response also carries.
  */
 @Catch()
@@ -51,7 +51,15 @@ export class ErrorBodyFilter implements ExceptionFilter {
     if (exception instanceof DomainError) {
       return { status: exception.status, message: exception.message, errors: exception.errors };
     }
-    const storeDown = exception instanceof StoreUnavailableError ? exception : findCause(exception);
+    const tooLarge = findCause(exception, EventTooLargeError);
+    if (tooLarge) {
+      return {
+        status: 413,
+        message: `Request too large: the events it would record exceed the event store's limit of ${tooLarge.limit} bytes per write`,
+        errors: null,
+      };
+    }
+    const storeDown = findCause(exception, StoreUnavailableError);
     if (storeDown) {
       this.logger.warn(`request ${String(req.id)}: ${storeDown.message}`);
       return {
@@ -92,10 +100,14 @@ function bodyOf(exception: HttpException): { message: string; errors: Record<str
   return { message, errors };
 }
 
-function findCause(error: unknown): StoreUnavailableError | undefined {
+/** The error itself, or one of its causes (a few levels deep), of the given class. */
+function findCause<E extends Error>(
+  error: unknown,
+  type: abstract new (...args: never[]) => E,
+): E | undefined {
   let current = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    if (current instanceof StoreUnavailableError) return current;
+    if (current instanceof type) return current;
     current = current.cause;
   }
   return undefined;

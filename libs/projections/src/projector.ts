@@ -101,8 +101,12 @@ export class Projector implements ProjectionProgress {
     this.waiters.cancelAll();
   }
 
-  /** Drops every read model and replays the whole log into it. */
-  async rebuild(onProgress?: (done: number, total: number) => void): Promise<number> {
+  /**
+   * Drops every read model and replays the whole log into it. Progress is in
+   * events: done so far, and the log's event count where the store can tell
+   * (undefined on KurrentDB, whose positions are byte offsets, not counts).
+   */
+  async rebuild(onProgress?: (done: number, total: number | undefined) => void): Promise<number> {
     const running = this.following !== undefined;
     await this.stop();
     for (const p of this.projections) {
@@ -117,15 +121,17 @@ export class Projector implements ProjectionProgress {
     this.waiters.reset();
     await declareCollections(this.store, this.projections);
     const head = await this.events.head();
+    const total = await this.events.eventCount();
     let after = 0;
     let done = 0;
+    onProgress?.(done, total);
     for (;;) {
       const batch = await this.events.readAll(after, this.batchSize);
       if (batch.length === 0 || batch[0].position > head.position) break;
       await this.project(batch); // reactions are not re-run: their events are in the log already
       after = batch[batch.length - 1].position;
       done += batch.length;
-      onProgress?.(done, done);
+      onProgress?.(done, total);
     }
     if (running) await this.start();
     return done;

@@ -14,8 +14,15 @@ export const snapshotId = (org: string, env: string, index: number) => `${org}/$
 
 const unique = (values: string[]) => [...new Set(values)].sort();
 
-/** Row order of the audit log: the event's log position, then the entry's place in it. */
-const sequence = (position: number, i: number) => position * 100_000 + i;
+/**
+ * Row order of the audit log (`seq`, sorted ascending): the event's log position,
+ * then the entry's place in it, as a fixed-width string. A number
+ * (position × 100000 + i) would pass 2^53 once KurrentDB byte positions grow
+ * past ~90 GB; 16 digits hold any safe-integer position, and strings of one
+ * width sort like the pairs they encode.
+ */
+export const sequence = (position: number, i: number) =>
+  `${String(position).padStart(16, '0')}:${String(i).padStart(6, '0')}`;
 
 /**
  * Until policies can be attached: an environment is compliant iff every
@@ -187,7 +194,7 @@ function auditRow(
   index: number,
   at: number,
   entry: SnapshotEntry,
-  seq: number,
+  seq: string,
 ): DocWrite {
   const plural = entry.instances === 1 ? 'instance' : 'instances';
   return {

@@ -1,0 +1,23 @@
+import type { EventToAppend } from './event-store.port';
+
+/**
+ * KurrentDB's default MaxAppendSize (1 MiB, "the total size of all events in the
+ * append request"): ClusterVNodeOptions.MaxAppendSize = 1_024 * 1_024 in
+ * kurrent-io/KurrentDB. Both adapters enforce the same configurable limit.
+ */
+export const DEFAULT_MAX_APPEND_SIZE = 1024 * 1024;
+
+/**
+ * An append's size as the KurrentDB server counts it (Event.SizeOnDisk: data
+ * bytes + metadata bytes + 2 × the type's length, summed over the append), with
+ * data and metadata serialized as the client serializes them (JSON.stringify).
+ */
+export function appendSize(events: EventToAppend[]): number {
+  let size = 0;
+  for (const e of events) {
+    size += Buffer.byteLength(JSON.stringify(e.data), 'utf8');
+    if (e.metadata) size += Buffer.byteLength(JSON.stringify(e.metadata), 'utf8');
+    size += 2 * e.type.length;
+  }
+  return size;
+}

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { EVENT_STORE } from '../libs/platform/src';
+import type { EventStore } from '../libs/event-store/src';
+import { modeEnv, startApp, TestApp } from './support/app';
+
+const pod = (i: number) => ({
+  creationTimestamp: 1_790_000_000,
+  digests: { [`svc-${i}:1`]: `sha256:${i.toString(16).padStart(64, '0')}` },
+  namespace: 'shop',
+  podName: `svc-${i}-0`,
+});
+
+describe('event store size limit over HTTP (DES_MAX_APPEND_SIZE)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp({
+      mode: 'embedded',
+      env: await modeEnv('embedded', { DES_MAX_APPEND_SIZE: '20000' }),
+    });
+    const created = await t.http.put('/api/v2/environments/acme').send({ name: 'prod', type: 'K8S' });
+    assert.equal(created.status, 201);
+  });
+  after(async () => t.close());
+
+  it('answers a report whose snapshot would exceed the limit 413, and records nothing', async () => {
+    const events = t.app.get<EventStore>(EVENT_STORE);
+    assert.equal(events.maxAppendSize, 20000, 'the configured limit reaches the store');
+    const before = await events.readStream('environment-acme/prod');
+    const big = await t.http
+      .put('/api/v2/environments/acme/prod/report/K8S')
+      .send({ artifacts: Array.from({ length: 200 }, (_, i) => pod(i)) });
+    assert.equal(big.status, 413, big.text);
+    assert.deepEqual(big.body, {
+      message:
+        "Request too large: the events it would record exceed the event store's limit of 20000 bytes per write",
+      errors: null,
+    });
+    assert.deepEqual(await events.readStream('environment-acme/prod'), before, 'nothing recorded');
+    const small = await t.http
+      .put('/api/v2/environments/acme/prod/report/K8S')
+      .send({ artifacts: [pod(1), pod(2)] });
+    assert.equal(small.status, 201, small.text);
+  });
+});
