@@ -2,8 +2,10 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { EventStore } from '../../event-store/src';
 import type { Jobs } from '../../jobs/src';
 import {
+  CHECKPOINTS,
   CheckpointPoller,
   Lease,
+  ProjectionFailure,
   ProjectionProgress,
   Projection,
   Projector,
@@ -31,6 +33,8 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
   private lease?: Lease;
   private leaseTimer?: NodeJS.Timeout;
   private projecting = false;
+  /** Checkpoint names of this process's projections and reactions. */
+  private readonly checkpointNames: string[];
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -42,6 +46,10 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
     @Inject(REACTIONS) reactions: Reaction[],
     private readonly metrics: Metrics,
   ) {
+    this.checkpointNames = [
+      ...projections.map((p) => p.name),
+      ...reactions.map((r) => `reaction:${r.name}`),
+    ];
     if (runs(role, 'projector')) {
       this.projector = new Projector(events, reads, projections, {
         batchSize: config.projectorBatchSize,
@@ -49,6 +57,7 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
         reactions,
         logger: { log: (m) => this.logger.log(m), error: (m, e) => this.logger.error({ err: e }, m) },
         afterWrite: crashAfterWrites(process.env.DES_FAULT_KILL_AFTER_WRITES),
+        onFailure: (failure) => metrics.projectionFailures.inc({ projection: failure.projection }),
       });
       this.progress = this.projector;
     } else if (role === 'cli') {
@@ -60,6 +69,18 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
         projections.map((p) => p.name),
       );
     }
+  }
+
+  /**
+   * Projections (and reactions) stopped by an event they cannot apply, as
+   * the projector recorded them in their checkpoints: the same answer in the
+   * process that projects and in API processes that do not.
+   */
+  async failedProjections(): Promise<ProjectionFailure[]> {
+    const docs = await this.reads
+      .collection(CHECKPOINTS)
+      .find({ _id: { $in: this.checkpointNames }, failed: { $exists: true } });
+    return docs.map((d) => d.failed as ProjectionFailure);
   }
 
   /** Lowest position every projection of this process has applied (projector roles). */
