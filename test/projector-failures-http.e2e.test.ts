@@ -50,7 +50,10 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       );
       assert.equal(notReady.body.message, 'Service not ready');
       assert.deepEqual(Object.keys(notReady.body.errors), ['projection notes_seen']);
-      assert.match(notReady.body.errors['projection notes_seen'], /^stopped at log position \d+ \(note_written\)/);
+      assert.match(
+        notReady.body.errors['projection notes_seen'],
+        /^stopped at log position \d+ \(note_written\)/,
+      );
       assert.doesNotMatch(JSON.stringify(notReady.body), /cannot handle/, 'no internal detail');
       assert.equal(notReady.headers['retry-after'], '5');
 

@@ -158,7 +158,28 @@ export class Projector implements ProjectionProgress {
     return [...this.failed.values()];
   }
 
-  async start(): Promise<void> {
+  /** start() and stop() run one at a time, in call order. */
+  private lifecycle: Promise<void> = Promise.resolve();
+
+  private serially(step: () => Promise<void>): Promise<void> {
+    const run = this.lifecycle.then(step);
+    this.lifecycle = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Starts following the log; a no-op when already following. Calls made
+   * while a start or a stop is under way wait for it, so two follow loops
+   * can never run at once however slow a start is.
+   */
+  start(): Promise<void> {
+    return this.serially(async () => {
+      if (this.following) return;
+      await this.startFollowing();
+    });
+  }
+
+  private async startFollowing(): Promise<void> {
     // A restart retries what stopped a projection before.
     this.failed.clear();
     this.attempts.clear();
@@ -188,10 +209,18 @@ export class Projector implements ProjectionProgress {
     return this.waiters.waitFor(position, timeoutMs);
   }
 
-  async stop(): Promise<void> {
-    await this.following?.stop();
-    this.following = undefined;
-    this.waiters.cancelAll();
+  /** Stops following (after a start under way, if any); the batch in flight is finished first. */
+  stop(): Promise<void> {
+    return this.serially(async () => {
+      await this.following?.stop();
+      this.following = undefined;
+      this.waiters.cancelAll();
+    });
+  }
+
+  /** Following the log (a start has completed and no stop since). */
+  get running(): boolean {
+    return this.following !== undefined;
   }
 
   /** Drops every read model and replays the whole log into it. */
@@ -396,7 +425,8 @@ export class Projector implements ProjectionProgress {
         }
         return;
       } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= REACTION_APPEND_ATTEMPTS) throw error;
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= REACTION_APPEND_ATTEMPTS)
+          throw error;
         await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
       }
     }
