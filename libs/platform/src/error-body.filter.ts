@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { StoreUnavailableError } from '../../event-store/src/event-store.port';
+import { isMongoUnavailable } from '../../read-store/src/mongo-read-store';
 import { ApiError, DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error';
 import { DomainError } from './domain-error';
 
@@ -49,7 +50,7 @@ export class ErrorBodyFilter implements ExceptionFilter {
     if (exception instanceof DomainError) {
       return { status: exception.status, message: exception.message, errors: exception.errors };
     }
-    const storeDown = exception instanceof StoreUnavailableError ? exception : findCause(exception);
+    const storeDown = findOutage(exception);
     if (storeDown) {
       this.logger.warn(`request ${String(req.id)}: ${storeDown.message}`);
       return {
@@ -83,10 +84,15 @@ function bodyOf(exception: HttpException): { message: string; errors: Record<str
   return { message, errors };
 }
 
-function findCause(error: unknown): StoreUnavailableError | undefined {
+/**
+ * The outage behind an error, if any: a StoreUnavailableError, or a MongoDB
+ * driver error that means the same (should one ever escape the read store's
+ * translation), in the error or its causes.
+ */
+function findOutage(error: unknown): Error | undefined {
   let current = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    if (current instanceof StoreUnavailableError) return current;
+    if (current instanceof StoreUnavailableError || isMongoUnavailable(current)) return current;
     current = current.cause;
   }
   return undefined;
