@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +9,8 @@ import { SqliteEventStore } from '../libs/event-store/src';
 import { MongoReadStore } from '../libs/read-store/src';
 import { mongoEngine, uniqueName } from './support/engines';
 import request from 'supertest';
-import { APPS } from './support/processes';
-import { startApp } from './support/app';
+import { APPS, eventually, startProcess } from './support/processes';
+import { modeEnv, startApp } from './support/app';
 import { allProjections } from '../apps/api/src/projections';
 
 describe('cli', () => {
@@ -103,6 +103,27 @@ describe('cli', () => {
     }
   });
 
+  it('`rebuild` refuses to run while a projector process holds the lease, and runs once it stopped', async () => {
+    const env = await modeEnv('server', { DES_PROJECTOR_LEASE_MS: '1000' });
+    const projector = startProcess('projector', env);
+    try {
+      await eventually(
+        async () => projector.output(),
+        (o) => /caught up/.test(o),
+        15_000,
+      );
+      const refused = await runCli(['rebuild'], env);
+      assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+      assert.match(refused.stderr, /error: a projector process holds the projector lease/);
+      assert.doesNotMatch(refused.stdout, /rebuilt/);
+    } finally {
+      await projector.stop(); // releases its lease
+    }
+    const run = await runCli(['rebuild'], env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, new RegExp(`rebuilt ${allProjections.length} projections`));
+  });
+
   it('refuses an unknown command with usage and exit code 2', () => {
     const run = spawnSync(process.execPath, [join(APPS, 'cli/src/main.js'), 'frobnicate'], {
       encoding: 'utf8',
@@ -112,3 +133,20 @@ describe('cli', () => {
     assert.match(run.stderr, /rebuild/);
   });
 });
+
+/** Runs the CLI without blocking this process (a child process it talks to keeps running). */
+function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(APPS, 'cli/src/main.js'), ...args], {
+      env: { ...process.env, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

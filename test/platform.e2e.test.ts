@@ -113,6 +113,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         assert.deepEqual(Object.keys(ready.body.details).sort(), [
           `event_store (sqlite)`,
           `jobs (${mode === 'server' ? 'bullmq' : 'in-process'})`,
+          'projections',
           `read_store (${mode === 'server' ? 'mongodb' : 'memory'})`,
         ]);
         const metrics = await t.http.get(`${base}/metrics`);

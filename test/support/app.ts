@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Type } from '@nestjs/common';
+import type { Projection } from '../../libs/projections/src';
 import { createHttpApp } from '../../apps/api/src/http-app';
 import { Config, loadConfig, Role } from '../../libs/platform/src';
 import request from 'supertest';
@@ -49,6 +50,8 @@ export async function startApp(options: {
   mode: Mode;
   role?: Role;
   features?: Type[];
+  /** Read models; defaults to every projection of the service. */
+  projections?: Projection[];
   env?: NodeJS.ProcessEnv;
   /** Create organization `org` (default `acme`, every feature) and its admin key; default true. */
   bootstrap?: boolean;
@@ -57,7 +60,12 @@ export async function startApp(options: {
   maxUsers?: number;
 }): Promise<TestApp> {
   const config = loadConfig(options.env ?? (await modeEnv(options.mode)));
-  const app = await createHttpApp({ config, role: options.role ?? 'all', features: options.features });
+  const app = await createHttpApp({
+    config,
+    role: options.role ?? 'all',
+    features: options.features,
+    projections: options.projections,
+  });
   await app.init();
   const org = options.org ?? 'acme';
   let key = '';

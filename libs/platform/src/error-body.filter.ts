@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { EventTooLargeError, StoreUnavailableError } from '../../event-store/src/event-store.port';
+import { isMongoUnavailable } from '../../read-store/src/mongo-read-store';
 import { ApiError, DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error';
 import { DomainError } from './domain-error';
 import { ReplayedResponse } from './replayed-response';
@@ -59,7 +60,7 @@ export class ErrorBodyFilter implements ExceptionFilter {
         errors: null,
       };
     }
-    const storeDown = findCause(exception, StoreUnavailableError);
+    const storeDown = findOutage(exception);
     if (storeDown) {
       this.logger.warn(`request ${String(req.id)}: ${storeDown.message}`);
       return {
@@ -108,6 +109,20 @@ function findCause<E extends Error>(
   let current = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     if (current instanceof type) return current;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/**
+ * The outage behind an error, if any: a StoreUnavailableError, or a MongoDB
+ * driver error that means the same (should one ever escape the read store's
+ * translation), in the error or its causes.
+ */
+function findOutage(error: unknown): Error | undefined {
+  let current = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof StoreUnavailableError || isMongoUnavailable(current)) return current;
     current = current.cause;
   }
   return undefined;

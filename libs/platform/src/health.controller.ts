@@ -1,10 +1,11 @@
 import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
+import { HealthCheckService, HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import type { Response } from 'express';
 import { Res } from '@nestjs/common';
 import type { EventStore } from '../../event-store/src';
 import type { Jobs } from '../../jobs/src';
+import type { ProjectionFailure } from '../../projections/src';
 import type { ReadStore } from '../../read-store/src';
 import { ApiError } from './api-error';
 import { Public } from './privileges';
@@ -41,6 +42,7 @@ export class HealthController {
         () => this.probe(`event_store (${this.events.kind})`, () => this.events.ping()),
         () => this.probe(`read_store (${this.reads.kind})`, () => this.reads.ping()),
         () => this.probe(`jobs (${this.jobs.kind})`, () => this.jobs.ping()),
+        () => this.projections(),
       ]);
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;
@@ -53,16 +55,33 @@ export class HealthController {
   private async probe(key: string, check: () => Promise<void>) {
     const session = this.indicator.check(key);
     try {
-      await Promise.race([
-        check(),
-        new Promise((_, reject) =>
-          setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref(),
-        ),
-      ]);
+      await withTimeout(check());
       return session.up();
     } catch (error) {
       return session.down({ message: error instanceof Error ? error.message : String(error) });
     }
+  }
+
+  /**
+   * Each projection stopped by an event it cannot apply, by name. When the
+   * read store cannot say, nothing is added: its own probe names the cause.
+   */
+  private async projections(): Promise<HealthIndicatorResult> {
+    let failed: ProjectionFailure[];
+    try {
+      failed = await withTimeout(this.runtime.failedProjections());
+    } catch {
+      return {};
+    }
+    if (failed.length === 0) return this.indicator.check('projections').up();
+    return Object.assign(
+      {},
+      ...failed.map((f) =>
+        this.indicator.check(`projection ${f.projection}`).down({
+          message: `stopped at log position ${f.position}${f.eventType ? ` (${f.eventType})` : ''}: it cannot apply that event; a restart or a rebuild retries it`,
+        }),
+      ),
+    ) as HealthIndicatorResult;
   }
 
   @Get('metrics')
@@ -72,4 +91,15 @@ export class HealthController {
     res.setHeader('Content-Type', this.metrics.registry.contentType);
     res.send(await this.metrics.registry.metrics());
   }
+}
+
+function withTimeout<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    work,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS);
+      timer.unref();
+    }),
+  ]).finally(() => clearTimeout(timer));
 }

@@ -28,6 +28,12 @@ export class Metrics {
     help: 'Writes answered before the read models reflected them (wait timed out)',
     registers: [this.registry],
   });
+  readonly projectionFailures = new Counter({
+    name: 'des_projection_failures_total',
+    help: 'Projections (and reactions) stopped by an event they cannot apply, until a restart or a rebuild retries it',
+    labelNames: ['projection'],
+    registers: [this.registry],
+  });
   readonly projectorPosition = new Gauge({
     name: 'des_projector_position',
     help: 'Lowest log position applied by every projection in this process',

@@ -2,8 +2,10 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { EventStore } from '../../event-store/src';
 import type { Jobs } from '../../jobs/src';
 import {
+  CHECKPOINTS,
   CheckpointPoller,
   Lease,
+  ProjectionFailure,
   ProjectionProgress,
   Projection,
   Projector,
@@ -16,6 +18,8 @@ import { CONFIG, EVENT_STORE, JOBS, READ_STORE, ROLE } from './tokens';
 
 export const PROJECTIONS = Symbol('PROJECTIONS');
 export const REACTIONS = Symbol('REACTIONS');
+/** The lease the projector process holds while it applies events (the CLI's rebuild takes it too). */
+export const PROJECTOR_LEASE = 'projector';
 
 /**
  * Owns the engines' lifecycle and, in processes that play the projector role,
@@ -30,7 +34,19 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
   private readonly projector?: Projector;
   private lease?: Lease;
   private leaseTimer?: NodeJS.Timeout;
-  private projecting = false;
+  /**
+   * idle → starting → projecting → stopping → idle. Only a lease check that
+   * finds the projector idle starts it, so a slow start never gets a second
+   * one beside it; losing the lease while starting stops it once started.
+   */
+  private state: 'idle' | 'starting' | 'projecting' | 'stopping' = 'idle';
+  /** The start or stop under way (resolved when none). */
+  private transition: Promise<void> = Promise.resolve();
+  /** A lease check is under way: a tick that comes meanwhile is skipped. */
+  private checking = false;
+  private closing = false;
+  /** Checkpoint names of this process's projections and reactions. */
+  private readonly checkpointNames: string[];
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -42,6 +58,7 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
     @Inject(REACTIONS) reactions: Reaction[],
     private readonly metrics: Metrics,
   ) {
+    this.checkpointNames = [...projections.map((p) => p.name), ...reactions.map((r) => `reaction:${r.name}`)];
     if (runs(role, 'projector')) {
       this.projector = new Projector(events, reads, projections, {
         batchSize: config.projectorBatchSize,
@@ -49,6 +66,7 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
         reactions,
         logger: { log: (m) => this.logger.log(m), error: (m, e) => this.logger.error({ err: e }, m) },
         afterWrite: crashAfterWrites(process.env.DES_FAULT_KILL_AFTER_WRITES),
+        onFailure: (failure) => metrics.projectionFailures.inc({ projection: failure.projection }),
       });
       this.progress = this.projector;
     } else if (role === 'cli') {
@@ -62,6 +80,18 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
+  /**
+   * Projections (and reactions) stopped by an event they cannot apply, as
+   * the projector recorded them in their checkpoints: the same answer in the
+   * process that projects and in API processes that do not.
+   */
+  async failedProjections(): Promise<ProjectionFailure[]> {
+    const docs = await this.reads
+      .collection(CHECKPOINTS)
+      .find({ _id: { $in: this.checkpointNames }, failed: { $exists: true } });
+    return docs.map((d) => d.failed as ProjectionFailure);
+  }
+
   /** Lowest position every projection of this process has applied (projector roles). */
   get appliedPosition(): number | undefined {
     return this.projector?.position;
@@ -73,41 +103,71 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
       await this.startProjecting();
       return;
     }
-    this.lease = new Lease(this.reads, 'projector', this.config.projectorLeaseMs);
+    this.lease = new Lease(this.reads, PROJECTOR_LEASE, this.config.projectorLeaseMs);
     await this.holdLease();
+    // Renewals go on while the first catch-up runs, however long it takes.
     this.leaseTimer = setInterval(() => void this.holdLease(), this.config.projectorLeaseMs / 3);
+    await this.transition;
   }
 
   private async startProjecting(): Promise<void> {
+    this.state = 'starting';
     try {
       await this.projector!.start();
     } catch (error) {
       await this.projector!.stop();
+      if (this.state === 'starting') this.state = 'idle';
       throw error;
     }
-    this.projecting = true;
-    await this.projector!.catchUp();
+    if (this.state !== 'starting') return; // the lease was lost meanwhile: stopProjecting() stops it
+    this.state = 'projecting';
+    try {
+      await this.projector!.catchUp();
+    } catch (error) {
+      if (this.state !== 'projecting') return; // stopped while catching up
+      throw error;
+    }
     this.metrics.projectorPosition.set(this.projector!.position);
     this.logger.log(`read models caught up to log position ${this.projector!.position}`);
   }
 
+  private async stopProjecting(): Promise<void> {
+    this.state = 'stopping';
+    try {
+      await this.projector!.stop(); // after the start under way, if any
+    } finally {
+      this.state = 'idle';
+    }
+  }
+
+  /** Takes or renews the lease; starts the projector when it is idle and held, stops it when lost. */
   private async holdLease(): Promise<void> {
+    if (this.checking) return;
+    this.checking = true;
     try {
       const held = await this.lease!.acquire();
-      if (held && !this.projecting) await this.startProjecting();
-      if (!held && this.projecting) {
+      if (held && this.state === 'idle' && !this.closing) {
+        this.transition = this.startProjecting().catch((error: unknown) =>
+          this.logger.error({ err: error }, 'projector start failed; retried at the next lease check'),
+        );
+      } else if (!held && (this.state === 'starting' || this.state === 'projecting')) {
         this.logger.warn('projector lease lost; stopping');
-        this.projecting = false;
-        await this.projector!.stop();
+        this.transition = this.stopProjecting().catch((error: unknown) =>
+          this.logger.error({ err: error }, 'projector stop failed'),
+        );
       }
     } catch (error) {
       this.logger.error({ err: error }, 'projector lease check failed');
+    } finally {
+      this.checking = false;
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
     if (this.leaseTimer) clearInterval(this.leaseTimer);
-    await this.projector?.stop();
+    if (this.projector) await this.stopProjecting(); // a start under way ends first, then stops
+    await this.transition;
     await this.lease?.release().catch(() => undefined);
     await this.jobs.close();
     await this.reads.close();

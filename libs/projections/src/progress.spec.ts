@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PositionWaiters } from './progress';
+import { MemoryReadStore } from '../../read-store/src';
+import { CHECKPOINTS } from './projection';
+import { CheckpointPoller, PositionWaiters } from './progress';
 
 describe('PositionWaiters', () => {
   it('resolves waiters as the position passes theirs, and times out the rest', async () => {
@@ -20,5 +22,23 @@ describe('PositionWaiters', () => {
     w.advance(7);
     w.advance(4);
     assert.equal(w.position, 7);
+  });
+});
+
+describe('CheckpointPoller (read-your-writes of an API process that does not project)', () => {
+  it('waits for every running projection; one stopped by an event it cannot apply does not hold writes back', async () => {
+    const store = new MemoryReadStore();
+    const checkpoints = store.collection(CHECKPOINTS);
+    const poller = new CheckpointPoller(store, ['a', 'b']);
+    await checkpoints.updateOne({ _id: 'a' }, { $set: { position: 10 } }, { upsert: true });
+    assert.equal(await poller.appliedPosition(), 0, 'b has no checkpoint yet');
+    await checkpoints.updateOne({ _id: 'b' }, { $set: { position: 4 } }, { upsert: true });
+    assert.equal(await poller.appliedPosition(), 4);
+    assert.equal(await poller.waitFor(10, 20), false);
+    await checkpoints.updateOne({ _id: 'b' }, { $set: { failed: { projection: 'b', position: 5 } } });
+    assert.equal(await poller.appliedPosition(), 10);
+    assert.equal(await poller.waitFor(10, 1000), true);
+    await checkpoints.updateOne({ _id: 'a' }, { $set: { failed: { projection: 'a', position: 11 } } });
+    assert.equal(await poller.waitFor(1_000_000, 1000), true, 'nothing left to wait for');
   });
 });

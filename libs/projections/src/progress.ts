@@ -66,10 +66,17 @@ export class CheckpointPoller implements ProjectionProgress {
     private readonly pollMs = 5,
   ) {}
 
+  /**
+   * The position every running projection has applied. One stopped by an
+   * event it cannot apply (its checkpoint says `failed`) does not hold writes
+   * back: readiness reports it instead.
+   */
   async appliedPosition(): Promise<number> {
     const docs = await this.store.collection(CHECKPOINTS).find({ _id: { $in: this.projectionNames } });
     if (docs.length < this.projectionNames.length) return 0;
-    return Math.min(...docs.map((d) => d.position as number));
+    const running = docs.filter((d) => !d.failed);
+    if (running.length === 0) return Number.MAX_SAFE_INTEGER;
+    return Math.min(...running.map((d) => (d.position as number | undefined) ?? 0));
   }
 
   async waitFor(position: number, timeoutMs: number): Promise<boolean> {

@@ -1,9 +1,15 @@
-import type { EventStore, Following, StoredEvent } from '../../event-store/src/event-store.port';
+import {
+  StoreUnavailableError,
+  WrongExpectedRevisionError,
+  type EventStore,
+  type Following,
+  type StoredEvent,
+} from '../../event-store/src/event-store.port';
 import type { Doc, ReadStore } from '../../read-store/src/read-store.port';
-import { PositionedWrite, applyAllOnce } from './guarded-write';
+import { PositionedWrite, applyAllOnce, applyOnce } from './guarded-write';
 import { CHECKPOINTS, DocWrite, Projection, ProjectionReads, declareCollections } from './projection';
 import { ProjectionProgress, PositionWaiters } from './progress';
-import type { Reaction } from './reaction';
+import type { Reaction, ReactionOutput } from './reaction';
 
 export interface ProjectorLogger {
   log(message: string): void;
@@ -19,10 +25,80 @@ export interface ProjectorOptions {
   flushSize?: number;
   /** Reactions run after each batch's projections, with checkpoints of their own. */
   reactions?: Reaction[];
+  /**
+   * Times an event is tried by a projection whose project() throws or whose
+   * write is refused before that projection is stopped (default 3). Read-store
+   * outages do not count: they are retried, for every projection, until it is back.
+   */
+  maxAttempts?: number;
+  /** Pause before a failed batch is tried again (default 500 ms). */
+  retryDelayMs?: number;
+  /** Called when a projection (or reaction) is stopped by an event it cannot apply. */
+  onFailure?: (failure: ProjectionFailure) => void;
+}
+
+/** A projection (or `reaction:<name>`) stopped by an event it cannot apply. */
+export interface ProjectionFailure {
+  projection: string;
+  /** Global position of the event. */
+  position: number;
+  eventType?: string;
+  eventId?: string;
+  error: string;
+  /** When it was stopped (ms since the epoch). */
+  at: number;
 }
 
 interface Checkpoint extends Doc {
-  position: number;
+  position?: number;
+  /** Present while the projection is stopped by an event it could not apply. */
+  failed?: ProjectionFailure;
+}
+
+/** A projection's project() threw, or the read store refused one of its writes: not an outage. */
+class CannotApply extends Error {
+  constructor(
+    readonly projection: string,
+    readonly position: number,
+    cause: unknown,
+  ) {
+    super(
+      `${projection} cannot apply the event at log position ${position}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+    this.name = 'CannotApply';
+  }
+}
+
+/** An engine that cannot be reached: the batch is retried, for every projection, until it is back. */
+function isOutage(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof StoreUnavailableError) return true;
+  }
+  return false;
+}
+
+/** A failure as it is thrown out of project(): outages and known attributions as they are. */
+function attribute(error: unknown, projection: string, position: number): Error {
+  if (error instanceof CannotApply || isOutage(error)) return error as Error;
+  return new CannotApply(projection, position, error);
+}
+
+/** A projection write waiting to be flushed, with the projection it belongs to. */
+interface PendingWrite extends PositionedWrite {
+  projection: string;
+}
+
+/** A reaction's append lost a race with another writer of its target stream this many times in a row: the batch fails (and is retried). */
+const REACTION_APPEND_ATTEMPTS = 10;
+/** Target streams whose revision and event ids are kept (least recently used dropped first). */
+const STREAM_CACHE_SIZE = 5000;
+
+/** What the projector knows of a stream a reaction appends to. */
+interface KnownStream {
+  /** Revision of its last event; -1: no stream. */
+  revision: number;
+  ids: Set<string>;
 }
 
 /**
@@ -32,6 +108,10 @@ interface Checkpoint extends Doc {
  */
 export class Projector implements ProjectionProgress {
   private readonly checkpoints = new Map<string, number>();
+  /** Projections (and `reaction:` names) stopped by an event they cannot apply, until a restart or rebuild. */
+  private readonly failed = new Map<string, ProjectionFailure>();
+  /** Tries so far of an event by a projection that could not apply it, by `name@position`. */
+  private readonly attempts = new Map<string, number>();
   private readonly waiters = new PositionWaiters();
   private following?: Following;
   private readonly reads: ProjectionReads;
@@ -64,12 +144,45 @@ export class Projector implements ProjectionProgress {
     ];
   }
 
-  /** The lowest position every projection has applied. */
+  /**
+   * The position every running projection has applied. A projection stopped
+   * by an event it cannot apply no longer holds it back (it is reported by
+   * `failures` instead), so writes keep answering promptly.
+   */
   get position(): number {
     return this.waiters.position;
   }
 
-  async start(): Promise<void> {
+  /** Projections (and reactions, as `reaction:<name>`) stopped by an event they cannot apply. */
+  get failures(): ProjectionFailure[] {
+    return [...this.failed.values()];
+  }
+
+  /** start() and stop() run one at a time, in call order. */
+  private lifecycle: Promise<void> = Promise.resolve();
+
+  private serially(step: () => Promise<void>): Promise<void> {
+    const run = this.lifecycle.then(step);
+    this.lifecycle = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Starts following the log; a no-op when already following. Calls made
+   * while a start or a stop is under way wait for it, so two follow loops
+   * can never run at once however slow a start is.
+   */
+  start(): Promise<void> {
+    return this.serially(async () => {
+      if (this.following) return;
+      await this.startFollowing();
+    });
+  }
+
+  private async startFollowing(): Promise<void> {
+    // A restart retries what stopped a projection before.
+    this.failed.clear();
+    this.attempts.clear();
     await declareCollections(this.store, this.projections);
     const saved = await this.store.collection<Checkpoint>(CHECKPOINTS).find({});
     for (const name of this.names()) {
@@ -77,8 +190,9 @@ export class Projector implements ProjectionProgress {
     }
     const from = Math.min(...this.checkpoints.values(), Number.MAX_SAFE_INTEGER);
     this.waiters.advance(from === Number.MAX_SAFE_INTEGER ? 0 : from);
-    this.following = this.events.follow(this.waiters.position, (batch) => this.apply(batch), {
+    this.following = this.events.follow(this.waiters.position, (batch) => this.apply(batch, true), {
       batchSize: this.batchSize,
+      retryDelayMs: this.options.retryDelayMs,
       onError: (error) => this.options.logger?.error('projector batch failed; retrying', error),
     });
   }
@@ -95,10 +209,18 @@ export class Projector implements ProjectionProgress {
     return this.waiters.waitFor(position, timeoutMs);
   }
 
-  async stop(): Promise<void> {
-    await this.following?.stop();
-    this.following = undefined;
-    this.waiters.cancelAll();
+  /** Stops following (after a start under way, if any); the batch in flight is finished first. */
+  stop(): Promise<void> {
+    return this.serially(async () => {
+      await this.following?.stop();
+      this.following = undefined;
+      this.waiters.cancelAll();
+    });
+  }
+
+  /** Following the log (a start has completed and no stop since). */
+  get running(): boolean {
+    return this.following !== undefined;
   }
 
   /**
@@ -116,7 +238,10 @@ export class Projector implements ProjectionProgress {
       .collection(CHECKPOINTS)
       .deleteMany({ _id: { $in: this.projections.map((p) => p.name) } });
     this.checkpoints.clear();
-    for (const p of this.projections) this.checkpoints.set(p.name, 0);
+    for (const p of this.projections) {
+      this.checkpoints.set(p.name, 0);
+      this.failed.delete(p.name); // a rebuild retries what stopped a projection
+    }
     // Reactions keep their checkpoints: what they appended is in the log already.
     this.waiters.reset();
     await declareCollections(this.store, this.projections);
@@ -128,7 +253,7 @@ export class Projector implements ProjectionProgress {
     for (;;) {
       const batch = await this.events.readAll(after, this.batchSize);
       if (batch.length === 0 || batch[0].position > head.position) break;
-      await this.project(batch); // reactions are not re-run: their events are in the log already
+      await this.apply(batch, false); // reactions are not re-run: their events are in the log already
       after = batch[batch.length - 1].position;
       done += batch.length;
       onProgress?.(done, total);
@@ -137,28 +262,98 @@ export class Projector implements ProjectionProgress {
     return done;
   }
 
-  private pending: PositionedWrite[] = [];
+  private pending: PendingWrite[] = [];
 
-  /** Sends pending writes, collection by collection in order, in bulk. */
+  /** Sends pending writes, collection by collection (and projection by projection) in order, in bulk. */
   private async flush(): Promise<void> {
     while (this.pending.length > 0) {
       const chunk = this.pending.splice(0, this.options.flushSize ?? 100);
-      const byCollection = new Map<string, PositionedWrite[]>();
+      const groups = new Map<string, PendingWrite[]>();
       for (const w of chunk) {
-        const list = byCollection.get(w.write.collection) ?? [];
+        const key = `${w.projection}\u0000${w.write.collection}`;
+        const list = groups.get(key) ?? [];
         list.push(w);
-        byCollection.set(w.write.collection, list);
+        groups.set(key, list);
       }
-      for (const [collection, writes] of byCollection) {
-        await applyAllOnce(this.store, collection, writes);
+      for (const writes of groups.values()) {
+        const { projection, write } = writes[0];
+        try {
+          await applyAllOnce(this.store, write.collection, writes);
+        } catch (error) {
+          throw isOutage(error) ? error : await this.refusedWrite(projection, writes, error);
+        }
         for (const w of writes) this.options.afterWrite?.(w.write);
       }
     }
   }
 
-  private async apply(batch: StoredEvent[]): Promise<void> {
-    await this.project(batch);
-    await this.react(batch);
+  /**
+   * A run of writes was refused: which one? Each is applied again on its own
+   * (all are position-guarded, so those that landed are no-ops) to name the
+   * event that cannot be applied.
+   */
+  private async refusedWrite(projection: string, writes: PendingWrite[], error: unknown): Promise<Error> {
+    for (const w of writes) {
+      try {
+        await applyOnce(this.store, w.write, w.position);
+      } catch (refusal) {
+        return attribute(refusal, projection, w.position);
+      }
+    }
+    return attribute(error, projection, writes[0].position);
+  }
+
+  /**
+   * Projects (and, live, reacts to) a batch. An event a projection cannot
+   * apply fails the batch; tried `maxAttempts` times, it stops that
+   * projection only, and the batch goes on without it. Outages fail the batch
+   * for every projection, to be retried until the engine is back.
+   */
+  private async apply(batch: StoredEvent[], live: boolean): Promise<void> {
+    for (;;) {
+      try {
+        await this.project(batch);
+        if (live) await this.react(batch);
+        this.attempts.clear();
+        return;
+      } catch (error) {
+        if (!(error instanceof CannotApply)) throw error;
+        const key = `${error.projection}@${error.position}`;
+        const attempts = (this.attempts.get(key) ?? 0) + 1;
+        this.attempts.set(key, attempts);
+        if (attempts < (this.options.maxAttempts ?? 3)) {
+          if (live) throw error; // the follow loop logs it and tries the batch again after a pause
+          continue;
+        }
+        await this.stopProjection(error, batch);
+      }
+    }
+  }
+
+  /** Logs, records (in its checkpoint, for readiness) and counts a projection stopped by an event. */
+  private async stopProjection(error: CannotApply, batch: StoredEvent[]): Promise<void> {
+    const event = batch.find((e) => e.position === error.position);
+    const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
+    const failure: ProjectionFailure = {
+      projection: error.projection,
+      position: error.position,
+      eventType: event?.type,
+      eventId: event?.id,
+      error: cause,
+      at: Date.now(),
+    };
+    await this.store
+      .collection<Checkpoint>(CHECKPOINTS)
+      .updateOne({ _id: failure.projection }, { $set: { failed: failure } }, { upsert: true });
+    this.failed.set(failure.projection, failure);
+    this.attempts.delete(`${failure.projection}@${failure.position}`);
+    this.options.logger?.error(
+      `projection ${failure.projection} stopped: it cannot apply the event at log position ${failure.position}` +
+        ` (${failure.eventType ?? '?'} ${failure.eventId ?? '?'}): ${cause}; the other projections go on;` +
+        ' a restart or a rebuild retries it',
+      error.cause,
+    );
+    this.options.onFailure?.(failure);
   }
 
   /** Reactions see the read models as of the end of the batch; their appends are idempotent by event id. */
@@ -169,16 +364,76 @@ export class Projector implements ProjectionProgress {
     const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
     for (const reaction of reactions) {
       const key = `reaction:${reaction.name}`;
+      if (this.failed.has(key)) continue;
       const done = this.checkpoints.get(key) ?? 0;
       for (const event of batch) {
         if (event.position <= done) continue;
-        for (const output of await reaction.react(event, this.reads)) {
-          if (output.events.length) await this.events.append(output.stream, output.events, 'any');
+        try {
+          for (const output of await reaction.react(event, this.reads)) {
+            if (output.events.length) await this.appendOnce(output);
+          }
+        } catch (error) {
+          throw attribute(error, key, event.position);
         }
       }
       if (done < last) {
-        await checkpoints.updateOne({ _id: key }, { $max: { position: last } }, { upsert: true });
+        await checkpoints.updateOne(
+          { _id: key },
+          { $max: { position: last }, $unset: { failed: '' } },
+          { upsert: true },
+        );
         this.checkpoints.set(key, last);
+      }
+    }
+  }
+
+  private readonly streams = new Map<string, KnownStream>();
+
+  /**
+   * The stream's revision and the ids of its events. Cached per stream; a
+   * load reads only the events after the cached revision (events are
+   * immutable, so what was read stays right when others append).
+   */
+  private async loadStream(stream: string): Promise<KnownStream> {
+    const cached = this.streams.get(stream);
+    const from = cached ? cached.revision + 1 : 0;
+    const newer = await this.events.readStream(stream, { fromRevision: from });
+    const known = cached ?? { revision: -1, ids: new Set<string>() };
+    for (const e of newer) known.ids.add(e.id);
+    known.revision = from + newer.length - 1;
+    this.streams.delete(stream);
+    this.streams.set(stream, known);
+    if (this.streams.size > STREAM_CACHE_SIZE) this.streams.delete(this.streams.keys().next().value!);
+    return known;
+  }
+
+  /**
+   * Appends a reaction's events that its target stream does not hold yet,
+   * with the exact expected revision: KurrentDB de-duplicates event ids
+   * reliably only then (with `any`, best effort), so a replay after a crash
+   * must never rely on it. A lost race reloads the stream and tries again.
+   */
+  private async appendOnce(output: ReactionOutput): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const known = await this.loadStream(output.stream);
+      const fresh = output.events.filter((e) => !known.ids.has(e.id));
+      if (fresh.length === 0) return;
+      try {
+        const appended = await this.events.append(
+          output.stream,
+          fresh,
+          known.revision < 0 ? 'no_stream' : known.revision,
+        );
+        // Only if nobody else moved the stream meanwhile is the cache still complete.
+        if (appended.nextRevision === known.revision + fresh.length) {
+          for (const e of fresh) known.ids.add(e.id);
+          known.revision = appended.nextRevision;
+        }
+        return;
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= REACTION_APPEND_ATTEMPTS)
+          throw error;
+        await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
       }
     }
   }
@@ -187,9 +442,16 @@ export class Projector implements ProjectionProgress {
     try {
       for (const event of batch) {
         for (const projection of this.projections) {
+          if (this.failed.has(projection.name)) continue;
           if ((this.checkpoints.get(projection.name) ?? 0) >= event.position) continue;
-          for (const write of await projection.project(event, this.reads)) {
-            this.pending.push({ write, position: event.position });
+          let writes: DocWrite[];
+          try {
+            writes = await projection.project(event, this.reads);
+          } catch (error) {
+            throw attribute(error, projection.name, event.position);
+          }
+          for (const write of writes) {
+            this.pending.push({ write, position: event.position, projection: projection.name });
           }
         }
       }
@@ -200,8 +462,13 @@ export class Projector implements ProjectionProgress {
     const last = batch[batch.length - 1].position;
     const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
     for (const projection of this.projections) {
+      if (this.failed.has(projection.name)) continue; // it stays where it stopped, to be retried from there
       if ((this.checkpoints.get(projection.name) ?? 0) >= last) continue;
-      await checkpoints.updateOne({ _id: projection.name }, { $max: { position: last } }, { upsert: true });
+      await checkpoints.updateOne(
+        { _id: projection.name },
+        { $max: { position: last }, $unset: { failed: '' } },
+        { upsert: true },
+      );
       this.checkpoints.set(projection.name, last);
     }
     this.waiters.advance(last);

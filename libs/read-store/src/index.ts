@@ -1,3 +1,3 @@
 export * from './read-store.port';
 export { MemoryReadStore } from './memory-read-store';
-export { MongoReadStore } from './mongo-read-store';
+export { MongoReadStore, isMongoUnavailable, translateMongoError } from './mongo-read-store';

@@ -1,4 +1,20 @@
-import { Db, MongoBulkWriteError, MongoClient, MongoServerError, type Document } from 'mongodb';
+import {
+  Db,
+  MongoAPIError,
+  MongoBulkWriteError,
+  MongoClient,
+  MongoClientClosedError,
+  MongoError,
+  MongoErrorLabel,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerClosedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  type Document,
+} from 'mongodb';
 import { StoreUnavailableError } from '../../event-store/src/event-store.port';
 import {
   BulkOutcome,
@@ -208,20 +224,84 @@ async function guard<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Connection-level failures become StoreUnavailableError (answered 503). */
-function translate(error: unknown): Error {
-  if (error instanceof Error) {
-    const name = error.name;
-    if (
-      name === 'MongoServerSelectionError' ||
-      name === 'MongoNetworkError' ||
-      name === 'MongoNetworkTimeoutError' ||
-      name === 'MongoTopologyClosedError' ||
-      name === 'MongoNotConnectedError'
-    ) {
-      return new StoreUnavailableError('MongoDB', error);
-    }
-    return error;
+/**
+ * Server error codes that say "not now, retry" (the driver's retryable-read and
+ * retryable-write codes: the node is not a writable primary, is recovering or
+ * shutting down, the network failed or timed out), plus a write concern that
+ * timed out while the replica set catches up.
+ */
+const UNAVAILABLE_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  64, // WriteConcernTimeout (WriteConcernFailed before 8.1)
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  134, // ReadConcernMajorityNotAvailableYet
+  189, // PrimarySteppedDown
+  262, // ExceededTimeLimit
+  9001, // SocketException
+  10058, // LegacyNotPrimary
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
+
+/** Labels the driver or the server put on errors a retry can outlive. */
+const UNAVAILABLE_LABELS: string[] = [
+  MongoErrorLabel.RetryableWriteError,
+  MongoErrorLabel.ResetPool,
+  MongoErrorLabel.PoolRequstedRetry,
+  MongoErrorLabel.InterruptInUseConnections,
+  MongoErrorLabel.TransientTransactionError,
+  'SystemOverloadedError', // newer servers and drivers
+  'RetryableError',
+];
+
+/**
+ * Driver classes not exported by the driver (connection-pool errors): a pool
+ * closed with its client, and a connection check-out that timed out. (Pool
+ * cleared errors are MongoNetworkErrors.)
+ */
+const UNAVAILABLE_NAMES = new Set(['MongoPoolClosedError', 'MongoWaitQueueTimeoutError']);
+
+const LEGACY_UNAVAILABLE_MESSAGE = /not master|node is recovering/i;
+
+/**
+ * Whether a driver error means MongoDB cannot be reached or cannot take the
+ * operation right now (a retry later can succeed): network errors including
+ * a cleared connection pool, server selection, a stepped-down or recovering
+ * primary, a closed client, and whatever the driver or the server labels
+ * retryable. Not a refused write (duplicate key, validation), nor a bad query.
+ */
+export function isMongoUnavailable(error: unknown): boolean {
+  if (!(error instanceof MongoError)) return false;
+  if (
+    error instanceof MongoNetworkError || // includes MongoPoolClearedError and network timeouts
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoTopologyClosedError ||
+    error instanceof MongoNotConnectedError ||
+    error instanceof MongoClientClosedError ||
+    error instanceof MongoServerClosedError ||
+    error instanceof MongoOperationTimeoutError ||
+    UNAVAILABLE_NAMES.has(error.name)
+  ) {
+    return true;
   }
-  return new Error(String(error));
+  if (UNAVAILABLE_LABELS.some((label) => error.hasErrorLabel(label))) return true;
+  if (typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code)) return true;
+  if (error instanceof MongoServerError) {
+    const concern = (error.errorResponse as { writeConcernError?: { code?: unknown } }).writeConcernError;
+    if (typeof concern?.code === 'number' && UNAVAILABLE_CODES.has(concern.code)) return true;
+  }
+  return !(error instanceof MongoAPIError) && LEGACY_UNAVAILABLE_MESSAGE.test(error.message);
 }
+
+/** Outages become StoreUnavailableError (answered 503 with Retry-After); other errors pass through. */
+export function translateMongoError(error: unknown): Error {
+  if (isMongoUnavailable(error)) return new StoreUnavailableError('MongoDB', error);
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+const translate = translateMongoError;

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import {
+  AppendResult,
+  EventStore,
+  EventToAppend,
+  ExpectedRevision,
+  SqliteEventStore,
+} from '../../event-store/src';
+import { MemoryReadStore } from '../../read-store/src';
+import { CHECKPOINTS } from './projection';
+import { Projector } from './projector';
+import { derivedId, Reaction } from './reaction';
+
+const SOURCE = 'source-acme/s';
+const TARGET = 'trail-acme/f/t';
+
+/** Every `trigger` on the source stream appends one `echoed` event, with a derived id, to the target. */
+const echo: Reaction = {
+  name: 'echo',
+  react: (event) =>
+    event.type === 'trigger'
+      ? [
+          {
+            stream: TARGET,
+            events: [
+              {
+                id: derivedId(event.id, 'echo'),
+                type: 'echoed',
+                data: { n: event.data.n },
+                metadata: { org: 'acme', causation_id: event.id },
+              },
+            ],
+          },
+        ]
+      : [],
+};
+
+interface AppendCall {
+  stream: string;
+  types: string[];
+  expected: ExpectedRevision;
+  outcome: 'ok' | string;
+}
+
+/** The real SQLite store, recording every append made through it (and optionally interfering first). */
+function spying(
+  real: SqliteEventStore,
+  before?: (stream: string) => Promise<void>,
+): EventStore & { calls: AppendCall[] } {
+  const calls: AppendCall[] = [];
+  return Object.assign(Object.create(real) as EventStore, {
+    calls,
+    async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+      await before?.(stream);
+      const call: AppendCall = { stream, types: events.map((e) => e.type), expected, outcome: 'ok' };
+      calls.push(call);
+      try {
+        return await real.append(stream, events, expected);
+      } catch (error) {
+        call.outcome = error instanceof Error ? error.name : String(error);
+        throw error;
+      }
+    },
+  });
+}
+
+async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const event = (type: string, data: Record<string, unknown> = {}): EventToAppend => ({
+  id: randomUUID(),
+  type,
+  data,
+  metadata: { org: 'acme' },
+});
+
+const streamTypes = async (store: EventStore, stream: string) =>
+  (await store.readStream(stream)).map((e) => `${e.type}${e.data.n === undefined ? '' : `:${e.data.n}`}`);
+
+describe('Projector reactions append with the exact expected revision', () => {
+  it('a replay of a reacted batch after the target stream moved on appends nothing twice', async () => {
+    const real = new SqliteEventStore({ path: ':memory:' });
+    const events = spying(real);
+    const reads = new MemoryReadStore();
+    await real.append(TARGET, [event('trail_reported')], 'no_stream');
+    await real.append(SOURCE, [event('trigger', { n: 1 })], 'any');
+
+    const first = new Projector(events, reads, [], { reactions: [echo] });
+    await first.start();
+    await until(async () => (await real.readStream(TARGET)).length === 2);
+    await first.stop();
+    assert.deepEqual(events.calls, [{ stream: TARGET, types: ['echoed'], expected: 0, outcome: 'ok' }]);
+
+    // A crash before the reaction's checkpoint was saved; meanwhile the target moved on and a new trigger came.
+    await reads.collection(CHECKPOINTS).deleteMany({ _id: 'reaction:echo' });
+    await real.append(TARGET, [event('attestation_reported')], 1);
+    await real.append(SOURCE, [event('trigger', { n: 2 })], 'any');
+    events.calls.length = 0;
+
+    const second = new Projector(events, reads, [], { reactions: [echo] });
+    await second.start();
+    await until(async () => (await real.readStream(TARGET)).length === 4);
+    await second.stop(); // waits for the batch in flight: a duplicate would be in the stream now
+    assert.deepEqual(await streamTypes(real, TARGET), [
+      'trail_reported',
+      'echoed:1',
+      'attestation_reported',
+      'echoed:2',
+    ]);
+    // Only the new event was sent, conditioned on the revision the stream really had (not `any`,
+    // with which KurrentDB de-duplicates only on a best-effort basis).
+    assert.deepEqual(events.calls, [{ stream: TARGET, types: ['echoed'], expected: 2, outcome: 'ok' }]);
+    await real.close();
+  });
+
+  it('a lost race with another writer of the target reloads the stream and appends after it', async () => {
+    const real = new SqliteEventStore({ path: ':memory:' });
+    let interfered = false;
+    const events = spying(real, async (stream) => {
+      if (stream !== TARGET || interfered) return;
+      interfered = true; // a command appends to the trail between the reaction's load and its append
+      await real.append(TARGET, [event('attestation_reported')], 0);
+    });
+    await real.append(TARGET, [event('trail_reported')], 'no_stream');
+    await real.append(SOURCE, [event('trigger', { n: 1 })], 'any');
+
+    const projector = new Projector(events, new MemoryReadStore(), [], { reactions: [echo] });
+    await projector.start();
+    await until(async () => (await real.readStream(TARGET)).length === 3);
+    await projector.stop();
+    assert.deepEqual(await streamTypes(real, TARGET), ['trail_reported', 'attestation_reported', 'echoed:1']);
+    assert.deepEqual(events.calls, [
+      { stream: TARGET, types: ['echoed'], expected: 0, outcome: 'WrongExpectedRevisionError' },
+      { stream: TARGET, types: ['echoed'], expected: 1, outcome: 'ok' },
+    ]);
+    await real.close();
+  });
+});
