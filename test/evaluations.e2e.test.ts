@@ -202,13 +202,29 @@ violations contains "too few trails" if { not limits.enough(input.trails) }
     });
 
     it('counts finished evaluations by outcome and times the jobs in /metrics', async () => {
-      const metrics = (await request(t.server).get('/metrics')).text;
-      for (const outcome of ['completed', 'policy_error', 'timeout'])
-        assert.match(metrics, new RegExp(`des_evaluations_finished_total\\{outcome="${outcome}"\\} [1-9]`));
-      assert.match(
-        metrics,
-        /des_job_duration_seconds_count\{queue="evaluations",outcome="completed"\} [1-9]/,
+      const read = async () => {
+        const text = (await request(t.server).get('/metrics')).text;
+        const value = (pattern: string) =>
+          Number(new RegExp(`^${pattern} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+        return {
+          completed: value('des_evaluations_finished_total\\{outcome="completed"\\}'),
+          policy_error: value('des_evaluations_finished_total\\{outcome="policy_error"\\}'),
+          timed: value('des_job_duration_seconds_count\\{queue="evaluations",outcome="completed"\\}'),
+        };
+      };
+      const before = await read();
+      const ok = await finished((await evaluate(['good'], { 'policy.rego': COMPLIANT_ONLY })).body.id);
+      assert.equal(ok.status, 'completed');
+      const broken = await finished(
+        (await evaluate(['good'], { 'policy.rego': 'package policy\nallow if {\n' })).body.id,
       );
+      assert.equal(broken.error.kind, 'policy_error');
+      const after = await read();
+      assert.deepEqual(
+        [after.completed - before.completed, after.policy_error - before.policy_error],
+        [1, 1],
+      );
+      assert.ok(after.timed - before.timed >= 2, 'both jobs timed (a policy_error job completes)');
     });
 
     it('answers 404 for an unknown trail and for an unknown evaluation; 403 without the beta feature', async () => {

@@ -82,21 +82,35 @@ export function jobsContract(name: string, open: () => Promise<Jobs>): void {
       );
     });
 
-    it('deduplicates by job id', async () => {
+    it('deduplicates by job id, while the job waits, runs and after it ran', async () => {
       const q = queueName();
-      let calls = 0;
+      const runs: string[] = [];
+      const gates: (() => void)[] = [];
       const id = `job-${randomUUID()}`;
-      await jobs.enqueue(q, 'once', {}, { jobId: id });
-      await jobs.enqueue(q, 'once', {}, { jobId: id });
-      await jobs.work(q, async () => {
-        calls++;
+      assert.equal(await jobs.enqueue(q, 'once', {}, { jobId: id }), id);
+      assert.equal(await jobs.enqueue(q, 'once', {}, { jobId: id }), id, 'while it waits');
+      await jobs.work(q, async (job) => {
+        runs.push(job.id);
+        if (job.id === id) await new Promise<void>((r) => gates.push(r));
       });
+      await eventually(
+        async () => gates.length,
+        (n) => n === 1,
+      );
+      await jobs.enqueue(q, 'once', {}, { jobId: id }); // while it runs
+      gates.shift()!();
       await eventually(
         () => jobs.get(q, id),
         (j) => j?.state === 'completed',
       );
-      await new Promise((r) => setTimeout(r, 100));
-      assert.equal(calls, 1);
+      await jobs.enqueue(q, 'once', {}, { jobId: id }); // after it ran
+      // A marker enqueued last runs after anything enqueued before it (one at a time, in order).
+      const marker = await jobs.enqueue(q, 'marker', {});
+      await eventually(
+        () => jobs.get(q, marker),
+        (j) => j?.state === 'completed',
+      );
+      assert.deepEqual(runs, [id, marker]);
     });
 
     it('runs up to `concurrency` jobs at once', async () => {
@@ -104,22 +118,32 @@ export function jobsContract(name: string, open: () => Promise<Jobs>): void {
       let active = 0;
       let peak = 0;
       const done: string[] = [];
+      const gates: (() => void)[] = [];
       await jobs.work(
         q,
         async (job: JobContext) => {
           active++;
           peak = Math.max(peak, active);
-          await new Promise((r) => setTimeout(r, 100));
+          await new Promise<void>((r) => gates.push(r)); // held until the test lets it finish
           active--;
           done.push(job.id);
         },
         { concurrency: 2 },
       );
-      for (let i = 0; i < 4; i++) await jobs.enqueue(q, 'slow', { i });
-      await eventually(
-        async () => done.length,
-        (n) => n === 4,
-      );
+      for (let i = 0; i < 5; i++) await jobs.enqueue(q, 'slow', { i });
+      // Let one finish at a time, each time once the free slot is taken again (or nothing is left).
+      while (done.length < 5) {
+        await eventually(
+          async () => gates.length,
+          (n) => n >= Math.min(2, 5 - done.length),
+        );
+        const finished = done.length;
+        gates.shift()!();
+        await eventually(
+          async () => done.length,
+          (n) => n > finished,
+        );
+      }
       assert.equal(peak, 2);
     });
 

@@ -141,11 +141,19 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /** Takes or renews the lease; starts the projector when it is idle and held, stops it when lost. */
+  /** Whether "standing by" was logged since the lease was last held (said once, not every check). */
+  private waitingSaid = false;
+
   private async holdLease(): Promise<void> {
     if (this.checking) return;
     this.checking = true;
     try {
       const held = await this.lease!.acquire();
+      if (!held && this.state === 'idle' && !this.waitingSaid) {
+        this.waitingSaid = true;
+        this.logger.log('projector lease held by another instance; standing by');
+      }
+      if (held) this.waitingSaid = false;
       if (held && this.state === 'idle' && !this.closing) {
         this.transition = this.startProjecting().catch((error: unknown) =>
           this.logger.error({ err: error }, 'projector start failed; retried at the next lease check'),

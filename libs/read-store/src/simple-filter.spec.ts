@@ -32,6 +32,7 @@ const filters: Record<string, unknown>[] = [
 
 describe('compileSimpleFilter', () => {
   it('agrees with mingo on every document it can judge', () => {
+    let compared = 0;
     for (const filter of filters) {
       const predicate = compileSimpleFilter(filter);
       assert.ok(predicate, `compiles ${JSON.stringify(filter)}`);
@@ -40,8 +41,11 @@ describe('compileSimpleFilter', () => {
         const verdict = predicate(doc);
         if (verdict === undefined) continue;
         assert.equal(verdict, query.test(doc), `${JSON.stringify(filter)} on ${JSON.stringify(doc)}`);
+        compared++;
       }
     }
+    // Only array-valued fields are deferred (doc 'd' under a filter on a key it lacks is still judged).
+    assert.ok(compared >= filters.length * (docs.length - 1), `compared ${compared} verdicts`);
   });
 
   it('defers to the query engine for arrays, sub-documents and other operators', () => {
