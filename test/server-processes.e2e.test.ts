@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { MongoReadStore } from '../libs/read-store/src';
 import { SqliteEventStore } from '../libs/event-store/src';
 import { loadConfig } from '../libs/platform/src';
 import { freePort } from './support/engines';
