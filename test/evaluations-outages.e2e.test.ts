@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { Job, Queue } from 'bullmq';
 import IORedis from 'ioredis';
@@ -158,6 +159,118 @@ describe('evaluations: a worker killed mid-job', () => {
       await api?.close();
       await first?.stop();
       await second?.stop();
+      await projector.stop();
+    }
+  });
+});
+
+describe('evaluations: none stays pending forever', () => {
+  it('embedded: a restart enqueues again every evaluation requested but not finished', async () => {
+    const env = await modeEnv('embedded');
+    const first = await startApp({ mode: 'embedded', env });
+    await first.http.put('/api/v2/flows/acme').send({ name: 'svc' });
+    await first.http.put('/api/v2/trails/acme/svc').send({ name: 'good' });
+    await first.close();
+    // Recorded, but its in-process job died with the process (as after a crash right after the 201).
+    const path = (first.config.eventStore as { path: string }).path;
+    const log = new SqliteEventStore({ path });
+    const head = await log.head();
+    const id = randomUUID();
+    await log.append(
+      evaluationStream('acme', id),
+      [
+        {
+          id: randomUUID(),
+          type: 'evaluation_requested',
+          data: {
+            id,
+            requested_at: Date.now() / 1000,
+            recorded_at: head.recordedAt,
+            recorded_position: head.position,
+            context: { trails: [{ flow: 'svc', trail: 'good' }] },
+            policy: { files: ALLOW_GOOD },
+            params: {},
+          },
+          metadata: { org: 'acme', actor: { kind: 'service_account', name: 'admin' } },
+        },
+      ],
+      'no_stream',
+    );
+    await log.close();
+    const restarted = await startApp({ mode: 'embedded', env, bootstrap: false });
+    try {
+      const done = await eventually(
+        async () =>
+          (await request(restarted.server).get(`/api/v2/evaluations/acme/${id}`).set(first.auth)).body,
+        (b) => b.status !== 'pending',
+        30_000,
+      );
+      assert.deepEqual([done.status, done.result], ['completed', { allow: true, violations: [] }]);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('server: a job whose workers keep dying is given up by BullMQ and recorded as service_error, once', async () => {
+    // Runs far longer than the test: every worker that takes it up is killed mid-job.
+    const endless = {
+      'policy.rego':
+        'package policy\nimport rego.v1\ndefault allow := false\nallow if count([x | some x in numbers.range(1, 3000000000); x % 7 == 3]) > 0\n',
+    };
+    const { env, auth, eventsPath } = await seeded({
+      DES_JOB_LOCK_MS: '1000',
+      DES_POLICY_BUDGET_MS: '600000',
+    });
+    const projector = startProcess('projector', env);
+    let worker: Child | undefined;
+    let api: TestApp | undefined;
+    const connection = new IORedis(env.REDIS_URL!, { maxRetriesPerRequest: null });
+    const queue = new Queue(EVALUATIONS_QUEUE, { connection, prefix: env.DES_QUEUE_PREFIX });
+    try {
+      api = await startApp({ mode: 'server', role: 'api', env, bootstrap: false });
+      const posted = await request(api.server).post('/api/v2/evaluations/acme').set(auth).send(body(endless));
+      assert.equal(posted.status, 201);
+      const id = posted.body.id as string;
+      // maxStalledCount is 2: the third stall makes the next pick-up fail the job for good.
+      for (let started = 1; started <= 3; started++) {
+        worker = startProcess('worker', env);
+        await eventually(
+          async () => (await Job.fromId(queue, id))?.attemptsStarted ?? 0,
+          (n) => n >= started,
+          60_000,
+        );
+        worker.process.kill('SIGKILL');
+        await worker.exited;
+      }
+      worker = startProcess('worker', env);
+      const done = await eventually(
+        async () => (await request(api!.server).get(`/api/v2/evaluations/acme/${id}`).set(auth)).body,
+        (b) => b.status !== 'pending',
+        60_000,
+      ).catch(async (error) => {
+        const job = await Job.fromId(queue, id);
+        throw new Error(
+          `${error.message}; job ${JSON.stringify(job?.toJSON())}; worker: ${worker?.output()}`,
+        );
+      });
+      assert.deepEqual(done.error, {
+        kind: 'service_error',
+        message: 'The evaluation failed on the service side.',
+      });
+      assert.equal(await queue.getJobState(id), 'failed');
+      assert.match((await Job.fromId(queue, id))!.failedReason, /stalled more than allowable limit/);
+      const store = new SqliteEventStore({ path: eventsPath });
+      const stream = await store.readStream(evaluationStream('acme', id));
+      await store.close();
+      assert.deepEqual(
+        stream.map((e) => e.type),
+        ['evaluation_requested', 'evaluation_failed'],
+      );
+    } finally {
+      await queue.close();
+      connection.disconnect();
+      await api?.close();
+      await worker?.stop();
       await projector.stop();
     }
   });

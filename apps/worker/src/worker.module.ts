@@ -21,8 +21,18 @@ class WorkerRunner implements OnApplicationBootstrap {
       const consumer = this.moduleRef.get(type, { strict: false });
       await this.jobs.work(consumer.queue, (job) => this.timed(consumer, job), {
         concurrency: consumer.concurrency,
+        onDeadLetter: consumer.deadLetter?.bind(consumer),
       });
       queues.push(consumer.queue);
+    }
+    for (const type of this.consumers) {
+      const consumer = this.moduleRef.get(type, { strict: false });
+      // Not awaited: a store that is down at start must not keep the worker from starting.
+      consumer
+        .recover?.()
+        .catch((error: unknown) =>
+          this.logger.error({ err: error }, `recovering ${consumer.queue} failed; retried at the next start`),
+        );
     }
     this.logger.log(`consuming ${queues.join(', ') || 'no queues yet'} (${this.jobs.kind})`);
   }

@@ -2,7 +2,15 @@ import { Job, Queue, Worker } from 'bullmq';
 import IORedis, { type RedisOptions } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../../event-store/src/event-store.port';
-import { DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS, JobHandler, JobInfo, JobOptions, Jobs } from './jobs.port';
+import {
+  DEFAULT_ATTEMPTS,
+  DEFAULT_BACKOFF_MS,
+  JobHandler,
+  JobInfo,
+  JobOptions,
+  Jobs,
+  WorkOptions,
+} from './jobs.port';
 
 export interface BullMqJobsOptions {
   url: string;
@@ -88,7 +96,7 @@ export class BullMqJobs implements Jobs {
     }
   }
 
-  async work(queue: string, handler: JobHandler, options: { concurrency?: number } = {}): Promise<void> {
+  async work(queue: string, handler: JobHandler, options: WorkOptions = {}): Promise<void> {
     const connection = new IORedis(this.options.url, redisOptions());
     connection.on('error', () => undefined);
     this.workerConnections.push(connection);
@@ -107,6 +115,20 @@ export class BullMqJobs implements Jobs {
       },
     );
     worker.on('error', (error) => this.options.onError?.(error));
+    // 'failed' fires after every failed attempt; only a job left in the failed set is given up
+    // (attempts used up, or a deferred failure after stalling more than maxStalledCount).
+    const onDeadLetter = options.onDeadLetter;
+    if (onDeadLetter) {
+      worker.on('failed', (job) => {
+        if (!job) return;
+        void job
+          .getState()
+          .then((state) => (state === 'failed' ? onDeadLetter(toInfo(queue, job, 'failed')) : undefined))
+          .catch((error: unknown) =>
+            this.options.onError?.(error instanceof Error ? error : new Error(String(error))),
+          );
+      });
+    }
     this.workers.push(worker);
     // Not awaited: a worker started while Redis is down begins consuming once it is back.
     worker.waitUntilReady().catch(() => undefined);

@@ -6,6 +6,7 @@ import {
   JobInfo,
   JobOptions,
   Jobs,
+  WorkOptions,
   backoffDelay,
 } from './jobs.port';
 
@@ -18,6 +19,7 @@ interface Queue {
   jobs: Map<string, Job>;
   ready: string[];
   handler?: JobHandler;
+  onDeadLetter?: WorkOptions['onDeadLetter'];
   concurrency: number;
   active: number;
 }
@@ -57,9 +59,10 @@ export class InProcessJobs implements Jobs {
     return id;
   }
 
-  async work(queue: string, handler: JobHandler, options: { concurrency?: number } = {}): Promise<void> {
+  async work(queue: string, handler: JobHandler, options: WorkOptions = {}): Promise<void> {
     const q = this.queue(queue);
     q.handler = handler;
+    q.onDeadLetter = options.onDeadLetter;
     q.concurrency = options.concurrency ?? 1;
     this.pump(q);
   }
@@ -85,6 +88,7 @@ export class InProcessJobs implements Jobs {
       job.failedReason = error instanceof Error ? error.message : String(error);
       if (job.attemptsMade >= job.attempts) {
         job.state = 'failed';
+        await q.onDeadLetter?.(publicInfo(job)).catch(() => undefined);
         return;
       }
       job.state = 'delayed';

@@ -82,6 +82,32 @@ export function jobsContract(name: string, open: () => Promise<Jobs>): void {
       );
     });
 
+    it('reports a job it gives up to the dead-letter hook, once, and no job that succeeds', async () => {
+      const q = queueName();
+      const given: string[] = [];
+      await jobs.work(
+        q,
+        async (job) => {
+          if ((job.data as { ok: boolean }).ok) return 'fine';
+          throw new Error('always broken');
+        },
+        { onDeadLetter: async (job) => void given.push(`${job.id}:${job.state}:${job.failedReason}`) },
+      );
+      const fine = await jobs.enqueue(q, 'fine', { ok: true });
+      const broken = await jobs.enqueue(q, 'broken', { ok: false }, { attempts: 2, backoffMs: 10 });
+      await eventually(
+        async () => given.length,
+        (n) => n >= 1,
+      );
+      const marker = await jobs.enqueue(q, 'marker', { ok: true });
+      await eventually(
+        () => jobs.get(q, marker),
+        (j) => j?.state === 'completed',
+      );
+      assert.equal((await jobs.get(q, fine))?.state, 'completed');
+      assert.deepEqual(given, [`${broken}:failed:always broken`]);
+    });
+
     it('deduplicates by job id, while the job waits, runs and after it ran', async () => {
       const q = queueName();
       const runs: string[] = [];

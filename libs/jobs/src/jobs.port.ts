@@ -30,12 +30,22 @@ export interface JobContext {
 
 export type JobHandler = (job: JobContext) => Promise<unknown>;
 
+export interface WorkOptions {
+  concurrency?: number;
+  /**
+   * Called once a job is given up for good (attempts used up, or, on BullMQ,
+   * stalled more often than allowed), so the feature can record the failure.
+   * Several workers may report the same job: the callee must be idempotent.
+   */
+  onDeadLetter?: (job: JobInfo) => Promise<void>;
+}
+
 /** Background jobs. Adapters: in-process (embedded) and BullMQ on Redis. */
 export interface Jobs {
   readonly kind: 'in-process' | 'bullmq';
   enqueue(queue: string, name: string, data: unknown, options?: JobOptions): Promise<string>;
   /** Starts consuming a queue; failed attempts are retried with back-off, then dead-lettered. */
-  work(queue: string, handler: JobHandler, options?: { concurrency?: number }): Promise<void>;
+  work(queue: string, handler: JobHandler, options?: WorkOptions): Promise<void>;
   get(queue: string, id: string): Promise<JobInfo | undefined>;
   /** The dead-letter set: jobs that used up their attempts. */
   failed(queue: string): Promise<JobInfo[]>;

@@ -1,8 +1,18 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { EventStore } from '../../../../libs/event-store/src';
 import { microsToSeconds } from '../../../../libs/event-store/src/microseconds';
-import type { JobContext } from '../../../../libs/jobs/src';
-import { CommandExecutor, EVENT_STORE, Metrics } from '../../../../libs/platform/src';
+import type { JobContext, JobInfo, Jobs } from '../../../../libs/jobs/src';
+import {
+  CommandExecutor,
+  EVENT_STORE,
+  JOBS,
+  Metrics,
+  PROJECTION_PROGRESS,
+  READ_STORE,
+} from '../../../../libs/platform/src';
+import type { ProjectionProgress } from '../../../../libs/projections/src/progress';
+import type { ReadStore } from '../../../../libs/read-store/src';
+import { EVALUATIONS } from './evaluations.projection';
 import { OpaCompiler, PolicyError, PolicyEvaluator } from '../../../../libs/policy-engine/src';
 import { TrailTimeMachine } from '../trails/trail-time-machine';
 import type { FlowTemplate } from '../flows/flow-template';
@@ -11,6 +21,17 @@ import { evaluationDecider, EvaluationEvent, evaluationStream } from './evaluati
 
 export const EVALUATIONS_QUEUE = 'evaluations';
 export const EVALUATION_ATTEMPTS = 3;
+/** One job per evaluation (its id is the job id, so a repeated enqueue is a no-op). */
+export const evaluationJob = (org: string, id: string) =>
+  [
+    EVALUATIONS_QUEUE,
+    'evaluate',
+    { org, id },
+    { jobId: id, attempts: EVALUATION_ATTEMPTS + 2, backoffMs: 200 },
+  ] as const;
+const SERVICE_FAILURE = 'The evaluation failed on the service side.';
+/** How long recovery at start waits for the read models to catch up with the log. */
+const RECOVERY_WAIT_MS = 10 * 60_000;
 export const POLICY_COMPILER = Symbol('POLICY_COMPILER');
 export const POLICY_EVALUATOR = Symbol('POLICY_EVALUATOR');
 
@@ -50,6 +71,9 @@ export class EvaluationConsumer implements OnModuleDestroy {
     @Inject(POLICY_EVALUATOR) private readonly evaluator: PolicyEvaluator,
     private readonly timeMachine: TrailTimeMachine,
     private readonly metrics: Metrics,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(JOBS) private readonly jobs: Jobs,
+    @Inject(PROJECTION_PROGRESS) private readonly progress: ProjectionProgress,
   ) {}
 
   async onModuleDestroy(): Promise<void> {
@@ -93,10 +117,36 @@ export class EvaluationConsumer implements OnModuleDestroy {
       await this.record(org, id, {
         kind: 'fail',
         id,
-        error: { kind: 'service_error', message: 'The evaluation failed on the service side.' },
+        error: { kind: 'service_error', message: SERVICE_FAILURE },
       });
       return 'service_error';
     }
+  }
+
+  /**
+   * The queue gave the job up (attempts used up, or it stalled more often
+   * than allowed: its workers kept dying). Recorded as `service_error`; an
+   * evaluation that is not pending (never recorded, or finished) records nothing.
+   */
+  async deadLetter(job: JobInfo): Promise<void> {
+    const { org, id } = job.data as EvaluationJob;
+    this.logger.error(`evaluation ${id}: its job was given up (${job.failedReason ?? 'no reason'})`);
+    await this.record(org, id, {
+      kind: 'fail',
+      id,
+      error: { kind: 'service_error', message: SERVICE_FAILURE },
+    });
+  }
+
+  /** Every evaluation still pending gets its job again (an embedded queue is empty after a restart). */
+  async recover(): Promise<void> {
+    // The read models first reach the log head (at start they may still be catching up).
+    const head = await this.events.head();
+    if (!(await this.progress.waitFor(head.position, RECOVERY_WAIT_MS)))
+      throw new Error(`read models did not reach log position ${head.position}`);
+    const pending = await this.reads.collection(EVALUATIONS).find({ status: 'pending' });
+    for (const doc of pending) await this.jobs.enqueue(...evaluationJob(doc.org as string, doc.id as string));
+    if (pending.length) this.logger.log(`re-enqueued ${pending.length} pending evaluation(s)`);
   }
 
   /**

@@ -16,7 +16,7 @@ import type { ReadStore } from '../../../../libs/read-store/src';
 import { AuthenticatedRequest, requestMetadata } from '../accounts/auth.guard';
 import { ORGANIZATIONS } from '../accounts/accounts.projection';
 import { TrailTimeMachine } from '../trails/trail-time-machine';
-import { EVALUATION_ATTEMPTS, EVALUATIONS_QUEUE } from './evaluation.consumer';
+import { evaluationJob } from './evaluation.consumer';
 import { evaluationDecider, evaluationStream } from './evaluation.decider';
 import { parseEvaluationRequest } from './evaluation-request';
 import { EVALUATIONS } from './evaluations.projection';
@@ -56,12 +56,7 @@ export class EvaluationsController {
     const id = randomUUID();
     const requestedAt = Date.now() / 1000;
     // Enqueue first: if the queue is down the answer is 503 and nothing is recorded.
-    await this.jobs.enqueue(
-      EVALUATIONS_QUEUE,
-      'evaluate',
-      { org, id },
-      { jobId: id, attempts: EVALUATION_ATTEMPTS + 2, backoffMs: 200 },
-    );
+    await this.jobs.enqueue(...evaluationJob(org, id));
     await this.executor.execute(
       evaluationStream(org, id),
       evaluationDecider,
