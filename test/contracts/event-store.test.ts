@@ -5,7 +5,10 @@ import { createServer, Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
-import { eventStoreContract, until } from '../../libs/event-store/src/event-store.contract';
+import {
+  assertFollowReportsOutage,
+  eventStoreContract,
+} from '../../libs/event-store/src/event-store.contract';
 import {
   EventStore,
   KurrentDbEventStore,
@@ -101,17 +104,7 @@ describe('KurrentDB adapter without a server (the real client)', () => {
         // Bounded by the adapter, not by the client's own (much longer or absent) limits.
         assert.ok(took < connectTimeoutMs + 5000, `${what} took ${took} ms`);
       }
-      const errors: unknown[] = [];
-      const following = store.follow(0, async () => undefined, {
-        onError: (error) => errors.push(error),
-        retryDelayMs: 10,
-      });
-      try {
-        await until(() => errors.length > 0, 30_000);
-      } finally {
-        await following.stop();
-      }
-      assert.ok(errors[0] instanceof StoreUnavailableError, String(errors[0]));
+      await assertFollowReportsOutage(store);
     } finally {
       await store.close();
     }

@@ -331,17 +331,7 @@ export function eventStoreContract(
           for (const [what, operation] of operations) {
             await assert.rejects(operation(), StoreUnavailableError, what);
           }
-          const errors: unknown[] = [];
-          const following = down.follow(0, async () => undefined, {
-            onError: (error) => errors.push(error),
-            retryDelayMs: 10,
-          });
-          try {
-            await until(() => errors.length > 0, 30_000);
-          } finally {
-            await following.stop();
-          }
-          assert.ok(errors[0] instanceof StoreUnavailableError, String(errors[0]));
+          await assertFollowReportsOutage(down);
         } finally {
           await down.close();
         }
@@ -377,4 +367,19 @@ export async function until(condition: () => boolean, timeoutMs = 5000): Promise
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A follower of a store that cannot be reached reports StoreUnavailableError to onError (and keeps retrying). */
+export async function assertFollowReportsOutage(down: EventStore): Promise<void> {
+  const errors: unknown[] = [];
+  const following = down.follow(0, async () => undefined, {
+    onError: (error) => errors.push(error),
+    retryDelayMs: 10,
+  });
+  try {
+    await until(() => errors.length > 0, 30_000);
+  } finally {
+    await following.stop();
+  }
+  assert.ok(errors[0] instanceof StoreUnavailableError, String(errors[0]));
 }
