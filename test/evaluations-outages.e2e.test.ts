@@ -45,6 +45,16 @@ async function evaluationEventsIn(path: string): Promise<string[]> {
   }
 }
 
+/** The event types of one evaluation's stream. */
+async function evaluationHistory(path: string, id: string): Promise<string[]> {
+  const store = new SqliteEventStore({ path });
+  try {
+    return (await store.readStream(evaluationStream('acme', id))).map((e) => e.type);
+  } finally {
+    await store.close();
+  }
+}
+
 describe('evaluations: outages answer 503 and record nothing', () => {
   it('Redis unreachable: POST answers 503 at once, nothing is recorded; the app (worker role too) starts and stops', async () => {
     const { env, auth, eventsPath } = await seeded();
@@ -146,13 +156,10 @@ describe('evaluations: a worker killed mid-job', () => {
       assert.deepEqual([done.status, done.result], ['completed', { allow: true, violations: [] }]);
       const job = await Job.fromId(queue, id);
       assert.ok(job && job.attemptsStarted >= 2, `the job was started again (${job?.attemptsStarted})`);
-      const store = new SqliteEventStore({ path: eventsPath });
-      const stream = await store.readStream(evaluationStream('acme', id));
-      await store.close();
-      assert.deepEqual(
-        stream.map((e) => e.type),
-        ['evaluation_requested', 'evaluation_completed'],
-      );
+      assert.deepEqual(await evaluationHistory(eventsPath, id), [
+        'evaluation_requested',
+        'evaluation_completed',
+      ]);
     } finally {
       await queue.close();
       connection.disconnect();
@@ -259,13 +266,10 @@ describe('evaluations: none stays pending forever', () => {
       });
       assert.equal(await queue.getJobState(id), 'failed');
       assert.match((await Job.fromId(queue, id))!.failedReason, /stalled more than allowable limit/);
-      const store = new SqliteEventStore({ path: eventsPath });
-      const stream = await store.readStream(evaluationStream('acme', id));
-      await store.close();
-      assert.deepEqual(
-        stream.map((e) => e.type),
-        ['evaluation_requested', 'evaluation_failed'],
-      );
+      assert.deepEqual(await evaluationHistory(eventsPath, id), [
+        'evaluation_requested',
+        'evaluation_failed',
+      ]);
     } finally {
       await queue.close();
       connection.disconnect();
