@@ -361,9 +361,10 @@ export function eventStoreContract(
   });
 }
 
-export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+/** Waits until `condition` (sync or async) holds, polling; fails after `timeoutMs`. */
+export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 10));
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { until } from '../../event-store/src/event-store.contract';
 import { describe, it } from 'node:test';
 import { EventStore, SqliteEventStore } from '../../event-store/src';
 import { MemoryReadStore, ReadStore } from '../../read-store/src';
@@ -47,14 +48,6 @@ function countingFollows(real: SqliteEventStore) {
   return { events, follows };
 }
 
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 describe('Projector start and stop', () => {
   it('starts one follow loop however many starts come while a slow one is under way', async () => {
     const real = new SqliteEventStore({ path: ':memory:' });
@@ -68,7 +61,7 @@ describe('Projector start and stop', () => {
     const projector = new Projector(events, store, [streamStatsProjection]);
 
     const starts = [projector.start(), projector.start(), projector.start()];
-    await until(() => state.reads === 1);
+    await until(() => state.reads === 1, 10_000);
     state.open();
     await Promise.all(starts);
     await projector.start(); // already following: nothing to do
@@ -87,7 +80,7 @@ describe('Projector start and stop', () => {
     const projector = new Projector(events, store, [streamStatsProjection]);
 
     const started = projector.start();
-    await until(() => state.reads === 1);
+    await until(() => state.reads === 1, 10_000);
     const stopped = projector.stop();
     state.open();
     await Promise.all([started, stopped]);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { until } from '../../event-store/src/event-store.contract';
 import { describe, it } from 'node:test';
 import {
   AppendResult,
@@ -66,14 +67,6 @@ function spying(
   });
 }
 
-async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 const event = (type: string, data: Record<string, unknown> = {}): EventToAppend => ({
   id: randomUUID(),
   type,
@@ -94,7 +87,7 @@ describe('Projector reactions append with the exact expected revision', () => {
 
     const first = new Projector(events, reads, [], { reactions: [echo] });
     await first.start();
-    await until(async () => (await real.readStream(TARGET)).length === 2);
+    await until(async () => (await real.readStream(TARGET)).length === 2, 10_000);
     await first.stop();
     assert.deepEqual(events.calls, [{ stream: TARGET, types: ['echoed'], expected: 0, outcome: 'ok' }]);
 
@@ -106,7 +99,7 @@ describe('Projector reactions append with the exact expected revision', () => {
 
     const second = new Projector(events, reads, [], { reactions: [echo] });
     await second.start();
-    await until(async () => (await real.readStream(TARGET)).length === 4);
+    await until(async () => (await real.readStream(TARGET)).length === 4, 10_000);
     await second.stop(); // waits for the batch in flight: a duplicate would be in the stream now
     assert.deepEqual(await streamTypes(real, TARGET), [
       'trail_reported',
@@ -133,7 +126,7 @@ describe('Projector reactions append with the exact expected revision', () => {
 
     const projector = new Projector(events, new MemoryReadStore(), [], { reactions: [echo] });
     await projector.start();
-    await until(async () => (await real.readStream(TARGET)).length === 3);
+    await until(async () => (await real.readStream(TARGET)).length === 3, 10_000);
     await projector.stop();
     assert.deepEqual(await streamTypes(real, TARGET), ['trail_reported', 'attestation_reported', 'echoed:1']);
     assert.deepEqual(events.calls, [
