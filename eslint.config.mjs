@@ -12,6 +12,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-console': 'off',
+      // Libraries are imported by name (package.json "imports"), never by a path into another library or app.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/libs/**', '**/apps/**', '../../*'],
+              message: 'Import a library by its name, #des/<library>; apps import no other app.',
+            },
+          ],
+        },
+      ],
     },
   },
 );

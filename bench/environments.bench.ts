@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { runBenchmark } from './support/run';
-import { createHttpApp } from '../apps/api/src/http-app';
-import { OrganizationBootstrap } from '../apps/api/src/accounts/organization-bootstrap';
-import { loadConfig } from '../libs/platform/src';
+import { createHttpApp } from '#des/service';
+import { OrganizationBootstrap } from '#des/accounts';
+import { loadConfig } from '#des/platform';
 import { client, Client, percentile, throughput } from './support/http-client';
 import { seedNoise } from './support/seed';
 

@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runBenchmark } from './support/run';
-import { createHttpApp } from '../apps/api/src/http-app';
-import { OrganizationBootstrap } from '../apps/api/src/accounts/organization-bootstrap';
-import { loadConfig } from '../libs/platform/src';
+import { createHttpApp } from '#des/service';
+import { OrganizationBootstrap } from '#des/accounts';
+import { loadConfig } from '#des/platform';
 import { client, percentile } from './support/http-client';
 
 /** Evidence benchmarks (issue: evidence): attestation writes, and the trail audit PDF with a warm browser. */

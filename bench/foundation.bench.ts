@@ -5,12 +5,12 @@ import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { SqliteEventStore, EventToAppend } from '../libs/event-store/src';
-import { Projector, streamStatsProjection } from '../libs/projections/src';
-import { MemoryReadStore, MongoReadStore } from '../libs/read-store/src';
+import { SqliteEventStore, EventToAppend } from '#des/event-store';
+import { Projector, streamStatsProjection } from '#des/projections';
+import { MemoryReadStore, MongoReadStore } from '#des/read-store';
 import { runBenchmark } from './support/run';
-import { createHttpApp } from '../apps/api/src/http-app';
-import { loadConfig } from '../libs/platform/src';
+import { createHttpApp } from '#des/service';
+import { loadConfig } from '#des/platform';
 import { FixtureFeatureModule } from '../test/support/fixture-feature';
 import { mongoEngine, uniqueName } from '../test/support/engines';
 

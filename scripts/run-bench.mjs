@@ -5,14 +5,10 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compileForTests } from './compile.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const tsc = spawnSync(
-  process.execPath,
-  [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
-  { cwd: root, stdio: 'inherit' },
-);
-if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+compileForTests(root);
 const only = process.argv.slice(2);
 const benches = readdirSync(join(root, 'dist-test/bench'))
   .filter((f) => f.endsWith('.bench.js'))
@@ -23,7 +19,12 @@ for (const bench of benches) {
   const run = spawnSync(process.execPath, ['--expose-gc', join(root, 'dist-test/bench', bench)], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, LOG_LEVEL: 'silent' },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      // `#des/<lib>` imports resolve to dist-test under this condition (package.json "imports").
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --conditions=des-test`.trim(),
+    },
   });
   if (run.status !== 0) failed++;
 }

@@ -3,24 +3,22 @@
 // engines once (Redis; a MongoDB-wire server: MONGODB_URL, mongod, or FerretDB
 // built by the setup script), runs every test file with node's test runner,
 // stops the engines and exits with the runner's status.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compileForTests } from './compile.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = join(root, 'dist-test');
 const only = process.argv.slice(2);
 
-const tsc = spawnSync(
-  process.execPath,
-  [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
-  {
-    cwd: root,
-    stdio: 'inherit',
-  },
-);
-if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+/** `#des/<lib>` imports resolve to dist-test under the des-test condition (package.json "imports"); child processes inherit it. */
+function withTestBuild(options = '') {
+  return `${options} --conditions=des-test`.trim();
+}
+
+compileForTests(root);
 
 function testFiles(dir) {
   const found = [];
@@ -50,6 +48,7 @@ try {
     TEST_REDIS_URL: redis.url,
     TEST_MONGODB_URL: mongo.url,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    NODE_OPTIONS: withTestBuild(process.env.NODE_OPTIONS),
   };
   const code = await new Promise((resolve) => {
     const child = spawn(

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { EVENT_STORE, READ_STORE } from '../libs/platform/src';
-import type { EventStore } from '../libs/event-store/src';
-import type { ReadStore } from '../libs/read-store/src';
-import { hashApiKey } from '../apps/api/src/accounts/api-key-secret';
-import { OrganizationBootstrap } from '../apps/api/src/accounts/organization-bootstrap';
+import { EVENT_STORE, READ_STORE } from '#des/platform';
+import type { EventStore } from '#des/event-store';
+import type { ReadStore } from '#des/read-store';
+import { hashApiKey, OrganizationBootstrap } from '#des/accounts';
 import { Mode, startApp, TestApp } from './support/app';
 import { FixtureFeatureModule } from './support/fixture-feature';
 import { eventually } from './support/processes';

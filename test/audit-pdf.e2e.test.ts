@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Response } from 'superagent';
-import { PDF_RENDERER } from '../apps/api/src/trails/pdf-renderer.provider';
-import type { ChromiumPdfRenderer } from '../libs/reports/src/pdf-renderer';
+import { PDF_RENDERER } from '#des/trails';
+import type { ChromiumPdfRenderer } from '#des/reports';
 import { Mode, startApp, TestApp } from './support/app';
 
 const FP = 'ab'.repeat(32);

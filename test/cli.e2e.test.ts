@@ -5,13 +5,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { SqliteEventStore } from '../libs/event-store/src';
-import { MongoReadStore } from '../libs/read-store/src';
+import { SqliteEventStore } from '#des/event-store';
+import { MongoReadStore } from '#des/read-store';
 import { mongoEngine, uniqueName } from './support/engines';
 import request from 'supertest';
 import { APPS, eventually, startProcess } from './support/processes';
 import { modeEnv, startApp } from './support/app';
-import { allProjections } from '../apps/api/src/projections';
+import { allProjections } from '#des/service';
 
 describe('cli', () => {
   it('`rebuild` replays the log into the read models and reports it', async () => {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { OrganizationBootstrap } from '../apps/api/src/accounts/organization-bootstrap';
+import { OrganizationBootstrap } from '#des/accounts';
 import { modeEnv, Mode, startApp, TestApp } from './support/app';
 import { eventually } from './support/processes';
-import type { Jobs } from '../libs/jobs/src';
-import { EVENT_STORE, JOBS } from '../libs/platform/src';
-import type { EventStore } from '../libs/event-store/src';
-import { EVALUATION_ATTEMPTS, EVALUATIONS_QUEUE } from '../apps/api/src/evaluations/evaluation.consumer';
+import type { Jobs } from '#des/jobs';
+import { EVENT_STORE, JOBS } from '#des/platform';
+import type { EventStore } from '#des/event-store';
+import { EVALUATION_ATTEMPTS, EVALUATIONS_QUEUE } from '#des/evaluations';
 
 const junit = (failures: number) => ({
   attestation_name: 'tests',

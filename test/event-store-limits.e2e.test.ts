@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { EVENT_STORE } from '../libs/platform/src';
-import type { EventStore } from '../libs/event-store/src';
+import { EVENT_STORE } from '#des/platform';
+import type { EventStore } from '#des/event-store';
 import { modeEnv, startApp, TestApp } from './support/app';
 
 const pod = (i: number) => ({

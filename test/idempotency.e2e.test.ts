@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import type { EventStore } from '../libs/event-store/src';
-import { EVENT_STORE } from '../libs/platform/src';
+import type { EventStore } from '#des/event-store';
+import { EVENT_STORE } from '#des/platform';
 import { modeEnv, Mode, startApp, TestApp } from './support/app';
-import { OrganizationBootstrap } from '../apps/api/src/accounts/organization-bootstrap';
-import { FEATURES } from '../apps/api/src/accounts/organization.decider';
+import { OrganizationBootstrap, FEATURES } from '#des/accounts';
 
 const FINGERPRINT = 'e5'.repeat(32);
 const report = {

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { OpaCompiler, PolicyError, PolicyEvaluator } from '../libs/policy-engine/src';
+import { OpaCompiler, PolicyError, PolicyEvaluator } from '#des/policy-engine';
 
 const cacheDir = mkdtempSync(join(tmpdir(), 'des-policy-cache-'));
 const compiler = new OpaCompiler(cacheDir);

@@ -4,10 +4,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SqliteEventStore } from '../libs/event-store/src';
-import { CHECKPOINTS, Projector, POSITION_FIELD } from '../libs/projections/src';
-import { MongoReadStore } from '../libs/read-store/src';
-import { allProjections } from '../apps/api/src/projections';
+import { SqliteEventStore } from '#des/event-store';
+import { CHECKPOINTS, Projector, POSITION_FIELD } from '#des/projections';
+import { MongoReadStore } from '#des/read-store';
+import { allProjections } from '#des/service';
 import { mongoEngine, uniqueName } from './support/engines';
 import { eventually, startProcess } from './support/processes';
 

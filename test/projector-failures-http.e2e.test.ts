@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import type { Projection } from '../libs/projections/src';
-import { allProjections } from '../apps/api/src/projections';
+import type { Projection } from '#des/projections';
+import { allProjections } from '#des/service';
 import { Mode, modeEnv, startApp, TestApp } from './support/app';
 import { FixtureFeatureModule } from './support/fixture-feature';
 import { eventually } from './support/processes';

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { SqliteEventStore, StoreUnavailableError } from '../libs/event-store/src';
+import { SqliteEventStore, StoreUnavailableError } from '#des/event-store';
 import {
   CHECKPOINTS,
   Projection,
   ProjectionFailure,
   Projector,
   streamStatsProjection,
-} from '../libs/projections/src';
-import { MemoryReadStore, MongoReadStore, ReadStore } from '../libs/read-store/src';
+} from '#des/projections';
+import { MemoryReadStore, MongoReadStore, ReadStore } from '#des/read-store';
 import { Engine, mongoEngine, uniqueName } from './support/engines';
 import { eventually } from './support/processes';
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { EventStore, Following, SqliteEventStore } from '../libs/event-store/src';
-import { InProcessJobs } from '../libs/jobs/src';
-import { loadConfig, Metrics, PlatformRuntime, PROJECTOR_LEASE } from '../libs/platform/src';
-import { CHECKPOINTS, Lease, streamStatsProjection } from '../libs/projections/src';
-import { MongoReadStore, ReadStore } from '../libs/read-store/src';
+import { EventStore, Following, SqliteEventStore } from '#des/event-store';
+import { InProcessJobs } from '#des/jobs';
+import { loadConfig, Metrics, PlatformRuntime, PROJECTOR_LEASE } from '#des/platform';
+import { CHECKPOINTS, Lease, streamStatsProjection } from '#des/projections';
+import { MongoReadStore, ReadStore } from '#des/read-store';
 import { Engine, mongoEngine, uniqueName } from './support/engines';
 import { eventually } from './support/processes';
 

@@ -3,10 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { Mode, startApp, TestApp } from './support/app';
 import { eventually } from './support/processes';
-import type { EventStore } from '../libs/event-store/src';
-import { EVENT_STORE, READ_STORE } from '../libs/platform/src';
-import { CHECKPOINTS } from '../libs/projections/src/projection';
-import type { ReadStore } from '../libs/read-store/src';
+import type { EventStore } from '#des/event-store';
+import { EVENT_STORE, READ_STORE } from '#des/platform';
+import { CHECKPOINTS } from '#des/projections';
+import type { ReadStore } from '#des/read-store';
 
 const A = 'a1'.repeat(32);
 const B = 'b2'.repeat(32);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { SqliteEventStore } from '../libs/event-store/src';
-import { loadConfig } from '../libs/platform/src';
+import { SqliteEventStore } from '#des/event-store';
+import { loadConfig } from '#des/platform';
 import { freePort } from './support/engines';
 import { modeEnv, startApp, TestApp } from './support/app';
 import { FixtureFeatureModule } from './support/fixture-feature';

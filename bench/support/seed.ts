@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SqliteEventStore } from '../../libs/event-store/src';
+import { SqliteEventStore } from '#des/event-store';
 
 /**
  * Appends `total` events that no benchmarked read touches (organization

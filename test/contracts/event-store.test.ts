@@ -8,13 +8,13 @@ import { after, before, describe, it, test } from 'node:test';
 import {
   assertFollowReportsOutage,
   eventStoreContract,
-} from '../../libs/event-store/src/event-store.contract';
+} from '#des/event-store/contract';
 import {
   EventStore,
   KurrentDbEventStore,
   SqliteEventStore,
   StoreUnavailableError,
-} from '../../libs/event-store/src';
+} from '#des/event-store';
 import { freePort } from '../support/engines';
 
 const sqlitePath = () => join(mkdtempSync(join(tmpdir(), 'des-es-')), 'events.db');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { StoreUnavailableError } from '../../libs/event-store/src';
-import { jobsContract } from '../../libs/jobs/src/jobs.contract';
-import { BullMqJobs, InProcessJobs } from '../../libs/jobs/src';
+import { StoreUnavailableError } from '#des/event-store';
+import { jobsContract } from '#des/jobs/contract';
+import { BullMqJobs, InProcessJobs } from '#des/jobs';
 import { Engine, freePort, redisEngine, startRedis, uniqueName } from '../support/engines';
 import { eventually } from '../support/processes';
 

@@ -1,6 +1,6 @@
 import { after } from 'node:test';
-import { readStoreContract } from '../../libs/read-store/src/read-store.contract';
-import { MemoryReadStore, MongoReadStore } from '../../libs/read-store/src';
+import { readStoreContract } from '#des/read-store/contract';
+import { MemoryReadStore, MongoReadStore } from '#des/read-store';
 import { Engine, mongoEngine, uniqueName } from '../support/engines';
 
 readStoreContract('memory (mingo)', async () => new MemoryReadStore());

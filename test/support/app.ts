@@ -3,13 +3,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Type } from '@nestjs/common';
-import type { Projection } from '../../libs/projections/src';
-import { createHttpApp } from '../../apps/api/src/http-app';
-import { Config, loadConfig, Role } from '../../libs/platform/src';
+import type { Projection } from '#des/projections';
+import { createHttpApp } from '#des/service';
+import { Config, loadConfig, Role } from '#des/platform';
 import request from 'supertest';
 import { mongoEngine, redisEngine, uniqueName } from './engines';
-import { FEATURES, Feature } from '../../apps/api/src/accounts/organization.decider';
-import { OrganizationBootstrap } from '../../apps/api/src/accounts/organization-bootstrap';
+import { FEATURES, Feature, OrganizationBootstrap } from '#des/accounts';
 
 export type Mode = 'embedded' | 'server';
 

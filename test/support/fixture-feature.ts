@@ -9,8 +9,8 @@ import {
   DomainEvent,
   READ_STORE,
   Requires,
-} from '../../libs/platform/src';
-import type { ReadStore } from '../../libs/read-store/src';
+} from '#des/platform';
+import type { ReadStore } from '#des/read-store';
 
 /**
  * A minimal feature used only by the platform's e2e tests: a decider, a

@@ -2,7 +2,7 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
-import { PUBLIC_ROUTE, REQUIRED_PRIVILEGE } from '../../libs/platform/src';
+import { PUBLIC_ROUTE, REQUIRED_PRIVILEGE } from '#des/platform';
 
 export interface Route {
   method: string;

@@ -1,8 +1,7 @@
-import { EVENT_STORE, loadConfig, Role } from '../../../libs/platform/src';
-import type { EventStore } from '../../../libs/event-store/src';
-import { FEATURES } from './accounts/organization.decider';
-import { OrganizationBootstrap } from './accounts/organization-bootstrap';
-import { createHttpApp } from './http-app';
+import { EVENT_STORE, loadConfig, Role } from '#des/platform';
+import type { EventStore } from '#des/event-store';
+import { FEATURES, OrganizationBootstrap } from '#des/accounts';
+import { createHttpApp } from '#des/service';
 
 const DEFAULT_MAX_USERS = 100;
 

@@ -1,16 +1,12 @@
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { CqrsModule } from '@nestjs/cqrs';
-import { Config, DomainError, PlatformModule } from '../../../libs/platform/src';
-import { AccountsCommandsModule } from '../../api/src/accounts/accounts.module';
-import { FEATURES, Feature } from '../../api/src/accounts/organization.decider';
-import { OrganizationBootstrap } from '../../api/src/accounts/organization-bootstrap';
-import { allProjections } from '../../api/src/projections';
+import { Config, DomainError, PlatformModule } from '#des/platform';
+import { AccountsCommandsModule, FEATURES, Feature, OrganizationBootstrap } from '#des/accounts';
+import { allProjections } from '#des/service';
 
 async function withBootstrap<T>(config: Config, run: (b: OrganizationBootstrap) => Promise<T>): Promise<T> {
   @Module({
     imports: [
-      CqrsModule.forRoot(),
       PlatformModule.forRoot({ config, role: 'cli', projections: allProjections }),
       AccountsCommandsModule,
     ],

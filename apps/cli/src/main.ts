@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../../libs/platform/src';
+import { loadConfig } from '#des/platform';
 import { createKey, createOrganization, parseFeatures } from './accounts';
 import { rebuild } from './rebuild';
 

@@ -1,9 +1,8 @@
 import { SingleBar, Presets } from 'cli-progress';
-import { openEngines } from '../../../libs/platform/src/engines';
-import { PROJECTOR_LEASE, type Config } from '../../../libs/platform/src';
-import { Lease, Projector } from '../../../libs/projections/src';
-import type { ReadStore } from '../../../libs/read-store/src';
-import { allProjections } from '../../api/src/projections';
+import { openEngines, PROJECTOR_LEASE, type Config } from '#des/platform';
+import { Lease, Projector } from '#des/projections';
+import type { ReadStore } from '#des/read-store';
+import { allProjections } from '#des/service';
 
 /**
  * Drops every read model and replays the whole log into it. In server mode it

@@ -1,5 +1,5 @@
-import { runBackgroundProcess } from '../../../libs/platform/src/background-process';
-import { allProjections, allReactions } from '../../api/src/projections';
+import { runBackgroundProcess } from '#des/platform';
+import { allProjections, allReactions } from '#des/service';
 
 /**
  * `npm run start:projector`: applies every projection to the read models,

@@ -1,10 +1,8 @@
-import { runBackgroundProcess } from '../../../libs/platform/src/background-process';
-import { EvaluationsModule } from '../../api/src/evaluations/evaluations.module';
-import { allProjections, allReactions } from '../../api/src/projections';
-import { WorkerModule } from './worker.module';
+import { QueueWorkersModule, runBackgroundProcess } from '#des/platform';
+import { allProjections, allQueueConsumers, allReactions, workerFeatureModules } from '#des/service';
 
 /** `npm run start:worker`: consumes the job queues (BullMQ in server mode). */
 runBackgroundProcess('worker', { projections: allProjections, reactions: allReactions }, [
-  EvaluationsModule,
-  WorkerModule.register(),
+  ...workerFeatureModules,
+  QueueWorkersModule.register(allQueueConsumers),
 ]);

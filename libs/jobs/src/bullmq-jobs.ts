@@ -1,7 +1,7 @@
 import { Job, Queue, Worker } from 'bullmq';
 import IORedis, { type RedisOptions } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { StoreUnavailableError } from '../../event-store/src/event-store.port';
+import { StoreUnavailableError } from '#des/event-store';
 import {
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,

@@ -2,8 +2,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { loadConfig, Role } from './config';
 import { PlatformModule } from './platform.module';
-import type { Projection } from '../../projections/src/projection';
-import type { Reaction } from '../../projections/src/reaction';
+import type { Projection, Reaction } from '#des/projections';
 
 /**
  * Runs a process without HTTP (projector, worker): the platform for `role`

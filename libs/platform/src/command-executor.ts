@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { EventMetadata, EventStore, WrongExpectedRevisionError, nowMicros } from '../../event-store/src';
-import type { ProjectionProgress } from '../../projections/src/progress';
+import { EventMetadata, EventStore, WrongExpectedRevisionError, nowMicros } from '#des/event-store';
+import type { ProjectionProgress } from '#des/projections';
 import { DomainError } from './domain-error';
 import type { Config } from './config';
 import { Decider, DomainEvent } from './decider';

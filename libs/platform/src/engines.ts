@@ -1,6 +1,6 @@
-import { EventStore, KurrentDbEventStore, SqliteEventStore } from '../../event-store/src';
-import { BullMqJobs, InProcessJobs, Jobs } from '../../jobs/src';
-import { MemoryReadStore, MongoReadStore, ReadStore } from '../../read-store/src';
+import { EventStore, KurrentDbEventStore, SqliteEventStore } from '#des/event-store';
+import { BullMqJobs, InProcessJobs, Jobs } from '#des/jobs';
+import { MemoryReadStore, MongoReadStore, ReadStore } from '#des/read-store';
 import { Logger } from '@nestjs/common';
 import type { Config } from './config';
 

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import type { ArgumentsHost } from '@nestjs/common';
 import { MongoNetworkError, MongoServerError } from 'mongodb';
-import { translateMongoError } from '../../read-store/src';
+import { translateMongoError } from '#des/read-store';
 import { ErrorBodyFilter } from './error-body.filter';
 
 const { PoolClearedError } = createRequire(__filename)('mongodb/lib/cmap/errors') as {

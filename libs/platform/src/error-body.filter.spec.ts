@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ArgumentsHost } from '@nestjs/common';
 import { describe, it } from 'node:test';
-import { EventTooLargeError, StoreUnavailableError } from '../../event-store/src/event-store.port';
+import { EventTooLargeError, StoreUnavailableError } from '#des/event-store';
 import { DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error';
 import { ErrorBodyFilter } from './error-body.filter';
 

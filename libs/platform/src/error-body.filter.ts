@@ -7,8 +7,8 @@ import {
   NotFoundException,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { EventTooLargeError, StoreUnavailableError } from '../../event-store/src/event-store.port';
-import { isMongoUnavailable } from '../../read-store/src/mongo-read-store';
+import { EventTooLargeError, StoreUnavailableError } from '#des/event-store';
+import { isMongoUnavailable } from '#des/read-store';
 import { ApiError, DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error';
 import { DomainError } from './domain-error';
 import { ReplayedResponse } from './replayed-response';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { EventStore } from '../../event-store/src';
-import type { Jobs } from '../../jobs/src';
+import type { EventStore } from '#des/event-store';
+import type { Jobs } from '#des/jobs';
 import {
   CHECKPOINTS,
   CheckpointPoller,
@@ -10,8 +10,8 @@ import {
   Projection,
   Projector,
   Reaction,
-} from '../../projections/src';
-import type { ReadStore } from '../../read-store/src';
+} from '#des/projections';
+import type { ReadStore } from '#des/read-store';
 import { Config, Role, runs } from './config';
 import { Metrics } from './metrics';
 import { CONFIG, EVENT_STORE, JOBS, READ_STORE, ROLE } from './tokens';

@@ -1,6 +1,8 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
 import { TerminusModule } from '@nestjs/terminus';
-import type { Projection, Reaction } from '../../projections/src';
+import type { Projection, Reaction } from '#des/projections';
+import { AggregateCommandHandler } from './aggregate-command';
 import { CommandExecutor } from './command-executor';
 import { Config, Role } from './config';
 import { openEngines } from './engines';
@@ -22,14 +24,15 @@ export interface PlatformOptions {
   http?: boolean;
 }
 
-/** Infrastructure for every process: the ports' adapters chosen by configuration, and their lifecycle. */
+/** Infrastructure for every process: the command bus, the ports' adapters chosen by configuration, and their lifecycle. */
 @Global()
 @Module({})
 export class PlatformModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: PlatformModule,
-      imports: options.http ? [TerminusModule.forRoot({ logger: false })] : [],
+      // The command bus: every write of every process goes through it.
+      imports: [CqrsModule.forRoot(), ...(options.http ? [TerminusModule.forRoot({ logger: false })] : [])],
       controllers: options.http ? [HealthController] : [],
       providers: [
         { provide: CONFIG, useValue: options.config },
@@ -48,6 +51,7 @@ export class PlatformModule {
           inject: [PlatformRuntime],
         },
         CommandExecutor,
+        AggregateCommandHandler,
       ],
       exports: [
         CONFIG,

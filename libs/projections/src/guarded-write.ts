@@ -1,4 +1,4 @@
-import { DuplicateKeyError, ReadStore, type BulkUpdate } from '../../read-store/src/read-store.port';
+import { DuplicateKeyError, ReadStore, type BulkUpdate } from '#des/read-store';
 import type { DocWrite } from './projection';
 
 /** Field on every projected document: the global position of the last event applied to it. */

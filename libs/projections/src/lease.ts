@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DuplicateKeyError, ReadStore } from '../../read-store/src/read-store.port';
+import { DuplicateKeyError, ReadStore } from '#des/read-store';
 
 /**
  * A lease in the read store: exactly one projector instance applies the

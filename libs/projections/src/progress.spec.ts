@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryReadStore } from '../../read-store/src';
+import { MemoryReadStore } from '#des/read-store';
 import { CHECKPOINTS } from './projection';
 import { CheckpointPoller, PositionWaiters } from './progress';
 

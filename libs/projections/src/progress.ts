@@ -1,4 +1,4 @@
-import type { ReadStore } from '../../read-store/src/read-store.port';
+import type { ReadStore } from '#des/read-store';
 import { CHECKPOINTS } from './projection';
 
 /** Read-your-writes: wait until the read models reflect a position of the log. */

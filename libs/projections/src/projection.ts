@@ -1,5 +1,5 @@
-import type { StoredEvent } from '../../event-store/src/event-store.port';
-import type { Doc, IndexSpec, ReadStore, Update } from '../../read-store/src/read-store.port';
+import type { StoredEvent } from '#des/event-store';
+import type { Doc, IndexSpec, ReadStore, Update } from '#des/read-store';
 
 /** One write of a projection: an upsert of one document by `_id`, with MongoDB update operators. */
 export interface DocWrite {

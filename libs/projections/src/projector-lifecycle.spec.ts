@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { until } from '../../event-store/src/event-store.contract';
+import { until } from '#des/event-store/contract';
 import { describe, it } from 'node:test';
-import { EventStore, SqliteEventStore } from '../../event-store/src';
-import { MemoryReadStore, ReadStore } from '../../read-store/src';
+import { EventStore, SqliteEventStore } from '#des/event-store';
+import { MemoryReadStore, ReadStore } from '#des/read-store';
 import { CHECKPOINTS } from './projection';
 import { Projector } from './projector';
 import { streamStatsProjection } from './stream-stats.projection';

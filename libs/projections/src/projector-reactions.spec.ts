@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { until } from '../../event-store/src/event-store.contract';
+import { until } from '#des/event-store/contract';
 import { describe, it } from 'node:test';
 import {
   AppendResult,
@@ -8,8 +8,8 @@ import {
   EventToAppend,
   ExpectedRevision,
   SqliteEventStore,
-} from '../../event-store/src';
-import { MemoryReadStore } from '../../read-store/src';
+} from '#des/event-store';
+import { MemoryReadStore } from '#des/read-store';
 import { CHECKPOINTS } from './projection';
 import { Projector } from './projector';
 import { derivedId, Reaction } from './reaction';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { SqliteEventStore } from '../../event-store/src';
-import { MemoryReadStore } from '../../read-store/src';
+import { SqliteEventStore } from '#des/event-store';
+import { MemoryReadStore } from '#des/read-store';
 import { Projector } from './projector';
 import { streamStatsProjection } from './stream-stats.projection';
 

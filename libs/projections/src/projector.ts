@@ -4,8 +4,8 @@ import {
   type EventStore,
   type Following,
   type StoredEvent,
-} from '../../event-store/src/event-store.port';
-import type { Doc, ReadStore } from '../../read-store/src/read-store.port';
+} from '#des/event-store';
+import type { Doc, ReadStore } from '#des/read-store';
 import { PositionedWrite, applyAllOnce, applyOnce } from './guarded-write';
 import { CHECKPOINTS, DocWrite, Projection, ProjectionReads, declareCollections } from './projection';
 import { ProjectionProgress, PositionWaiters } from './progress';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EventToAppend, StoredEvent } from '../../event-store/src/event-store.port';
+import type { EventToAppend, StoredEvent } from '#des/event-store';
 import type { ProjectionReads } from './projection';
 
 /** Events a reaction appends to one stream. */

@@ -1,4 +1,4 @@
-import { microsToSeconds } from '../../event-store/src/microseconds';
+import { microsToSeconds } from '#des/event-store';
 import type { Projection } from './projection';
 
 /**

@@ -16,7 +16,7 @@ import {
   MongoTopologyClosedError,
   MongoWriteConcernError,
 } from 'mongodb';
-import { StoreUnavailableError } from '../../event-store/src/event-store.port';
+import { StoreUnavailableError } from '#des/event-store';
 import { isMongoUnavailable, translateMongoError } from './mongo-read-store';
 
 /** The driver's connection-pool errors: real classes the driver throws but does not export by name. */

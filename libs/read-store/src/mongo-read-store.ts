@@ -15,7 +15,7 @@ import {
   MongoTopologyClosedError,
   type Document,
 } from 'mongodb';
-import { StoreUnavailableError } from '../../event-store/src/event-store.port';
+import { StoreUnavailableError } from '#des/event-store';
 import {
   BulkOutcome,
   BulkUpdate,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { applyAllOnce, applyOnce } from '../../projections/src/guarded-write';
+import { applyAllOnce, applyOnce } from '#des/projections';
 import { DuplicateKeyError, IndexSpec, ReadStore } from './read-store.port';
 
 /** The one contract every read store adapter passes. */

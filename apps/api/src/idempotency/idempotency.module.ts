@@ -1,7 +1,0 @@
-import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
-
-/** `Idempotency-Key` on every write of the API. */
-@Module({ providers: [{ provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor }] })
-export class IdempotencyModule {}

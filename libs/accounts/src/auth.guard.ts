@@ -1,0 +1,95 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { EventMetadata } from '#des/event-store';
+import { ApiError, READ_STORE, allows, Privilege, PUBLIC_ROUTE, REQUIRED_PRIVILEGE } from '#des/platform';
+import type { ReadStore } from '#des/read-store';
+import { accountId, API_KEYS, SERVICE_ACCOUNTS } from './accounts.projection';
+import { hashApiKey, keyFromAuthorization } from './api-key-secret';
+import { KeyUsageRecorder } from './key-usage';
+
+export interface Principal {
+  org: string;
+  account: string;
+  privilege: Privilege;
+  keyId: string;
+}
+
+export type AuthenticatedRequest = Request & { principal: Principal };
+
+/** Who asked, for the events a request appends. */
+export function requestMetadata(req: AuthenticatedRequest): EventMetadata {
+  return {
+    org: req.principal.org,
+    actor: { kind: 'service_account', name: req.principal.account },
+    correlation_id: String(req.id ?? randomUUID()),
+  };
+}
+
+export const UNAUTHORIZED = 'Invalid or missing API key';
+export const FORBIDDEN = "You don't have permission to access this resource";
+const CHALLENGE = 'Bearer realm="delivery-evidence-service", Basic realm="delivery-evidence-service"';
+
+interface KeyDoc {
+  _id: string;
+  org: string;
+  service_account: string;
+  expires_at: number;
+  revoked: boolean;
+  last_used_at: number | null;
+}
+
+/**
+ * Every route: who is calling (API key, Bearer or Basic), for which
+ * organization (the `{org}` of the path must be the key's), with which
+ * privilege (declared per route with @Requires).
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly usage: KeyUsageRecorder,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    const required = this.reflector.getAllAndOverride<Privilege>(REQUIRED_PRIVILEGE, targets);
+    if (!required)
+      throw new Error(`route ${context.getClass().name}.${context.getHandler().name} declares no privilege`);
+
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const principal = await this.authenticate(req.headers.authorization);
+    const org = req.params?.org;
+    if ((org !== undefined && org !== principal.org) || !allows(principal.privilege, required)) {
+      throw new ApiError(403, FORBIDDEN);
+    }
+    req.principal = principal;
+    return true;
+  }
+
+  private async authenticate(header: string | undefined): Promise<Principal> {
+    const key = keyFromAuthorization(header);
+    if (!key) throw unauthorized();
+    const doc = (await this.reads.collection(API_KEYS).findOne({ hash: hashApiKey(key) })) as KeyDoc | null;
+    const nowSeconds = Date.now() / 1000;
+    if (!doc || doc.revoked || (doc.expires_at > 0 && doc.expires_at <= nowSeconds)) throw unauthorized();
+    const account = await this.reads
+      .collection(SERVICE_ACCOUNTS)
+      .findOne({ _id: accountId(doc.org, doc.service_account) });
+    if (!account) throw unauthorized();
+    this.usage.record(doc.org, doc.service_account, doc._id, doc.last_used_at);
+    return {
+      org: doc.org,
+      account: doc.service_account,
+      privilege: account.privilege as Privilege,
+      keyId: doc._id,
+    };
+  }
+}
+
+function unauthorized(): ApiError {
+  return new ApiError(401, UNAUTHORIZED, null, { 'WWW-Authenticate': CHALLENGE });
+}

@@ -1,0 +1,94 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiError, JsonStringBody, jsonString, READ_STORE, Requires } from '#des/platform';
+import type { Doc, ReadStore } from '#des/read-store';
+import { withoutInternals } from '#des/projections';
+import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
+import { ChangeAttestationType } from './attestation-type.commands';
+import { CreateAttestationTypeDto } from './attestation-types.dto';
+import { ATTESTATION_TYPES_COLLECTION, attestationTypeId } from './attestation-types.projection';
+import { jqRuleProblem, schemaProblems } from './custom-evaluation';
+
+const typeView = (doc: Doc) => {
+  const { org, ...rest } = withoutInternals(doc);
+  void org;
+  return rest;
+};
+
+@ApiTags('custom attestation types')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller('custom-attestation-types')
+export class AttestationTypesController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+  ) {}
+
+  @Post(':org')
+  @Requires('member')
+  async create(
+    @Param('org') org: string,
+    @Body() body: CreateAttestationTypeDto,
+    @Req() req: AuthenticatedRequest,
+  ) {
+    const errors: Record<string, string> = {};
+    const schemaError = schemaProblems(body.schema);
+    if (schemaError) errors.schema = schemaError;
+    const rules = body.jq_rules ?? [];
+    for (const [i, rule] of rules.entries()) {
+      const problem = await jqRuleProblem(rule);
+      if (problem) errors[`jq_rules[${i}]`] = problem;
+    }
+    if (Object.keys(errors).length) throw new ApiError(400, 'Input payload validation failed', errors);
+    await this.commands.execute(
+      new ChangeAttestationType(
+        org,
+        {
+          kind: 'create',
+          name: body.name,
+          description: body.description ?? '',
+          schema: body.schema,
+          jqRules: rules,
+        },
+        requestMetadata(req),
+      ),
+    );
+    return typeView(await this.type(org, body.name));
+  }
+
+  @Get(':org')
+  @Requires('reader')
+  async list(@Param('org') org: string) {
+    return (
+      await this.reads.collection(ATTESTATION_TYPES_COLLECTION).find({ org }, { sort: { name: 1 } })
+    ).map(typeView);
+  }
+
+  @Get(':org/:name')
+  @Requires('reader')
+  async read(@Param('org') org: string, @Param('name') name: string) {
+    return typeView(await this.type(org, name));
+  }
+
+  /** Endpoint 14: archived types stay readable and refuse new attestations. */
+  @Put(':org/:name/archive')
+  @Requires('member')
+  @HttpCode(200)
+  @JsonStringBody()
+  async archive(@Param('org') org: string, @Param('name') name: string, @Req() req: AuthenticatedRequest) {
+    await this.commands.execute(
+      new ChangeAttestationType(org, { kind: 'archive', name }, requestMetadata(req)),
+    );
+    return jsonString('Custom attestation type archived');
+  }
+
+  private async type(org: string, name: string): Promise<Doc> {
+    const doc = await this.reads
+      .collection(ATTESTATION_TYPES_COLLECTION)
+      .findOne({ _id: attestationTypeId(org, name) });
+    if (!doc) throw new ApiError(404, 'Custom attestation type not found');
+    return doc;
+  }
+}

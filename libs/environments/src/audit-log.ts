@@ -1,0 +1,63 @@
+import type { Filter } from '#des/read-store';
+import type { AuditLogQuery } from './environments.dto';
+
+export const AUDIT_COLUMNS = [
+  'timestamp',
+  'event_type',
+  'environment',
+  'snapshot_index',
+  'artifact_name',
+  'fingerprint',
+  'instances',
+  'flow_names',
+  'trail_names',
+  'repo_names',
+  'commit',
+  'compliant',
+  'description',
+] as const;
+
+export const NO_PROVENANCE = 'no provenance';
+
+const list = (value: string | undefined) =>
+  value
+    ?.split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+
+/** The read-model filter for an audit-log query. */
+export function auditFilter(org: string, environment: string, q: AuditLogQuery): Filter {
+  const filter: Filter = { org, environment };
+  const time: Record<string, number> = {};
+  if (q.from_timestamp !== undefined) time.$gte = q.from_timestamp;
+  if (q.to_timestamp !== undefined) time.$lte = q.to_timestamp;
+  if (Object.keys(time).length) filter.timestamp = time;
+  const types = list(q.event_types);
+  if (types?.length) filter.event_type = { $in: types };
+  const flows = list(q.flow_names);
+  const and: Filter[] = [];
+  if (flows?.length) {
+    const named = flows.filter((f) => f !== NO_PROVENANCE);
+    const any: Filter[] = [];
+    if (named.length) any.push({ flow_names: { $in: named } });
+    if (flows.includes(NO_PROVENANCE)) any.push({ flow_names: [] });
+    and.push({ $or: any });
+  }
+  const repos = list(q.repo_names);
+  if (repos?.length) and.push({ repo_names: { $in: repos } });
+  if (and.length) filter.$and = and;
+  return filter;
+}
+
+/** Spreadsheets run a cell that starts like a formula; such cells are neutralised with a leading quote. */
+export function safeCell(value: unknown): string | number {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number') return value;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  const text = Array.isArray(value) ? value.join(';') : String(value);
+  return /^[=+\-@\t\r|%]/.test(text) ? `'${text}` : text;
+}
+
+export function csvRow(doc: Record<string, unknown>): (string | number)[] {
+  return AUDIT_COLUMNS.map((column) => safeCell(doc[column]));
+}

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { deciderSpec } from '#des/platform/testing';
+import { environmentDecider, EnvironmentCommand, EnvironmentEvent } from './environment.decider';
+import type { RunningArtifact } from './k8s-report';
+
+const { given } = deciderSpec(environmentDecider);
+const art = (c: string, name: string, instances = 1): RunningArtifact => ({
+  fingerprint: c.repeat(64),
+  artifact_name: name,
+  instances,
+  pods: [],
+});
+const created: EnvironmentEvent = {
+  type: 'environment_created',
+  data: { name: 'prod', type: 'K8S', description: 'Production', included_environments: [] },
+};
+const report = (artifacts: RunningArtifact[]) =>
+  ({ kind: 'report', name: 'prod', reportType: 'K8S', artifacts, pods: artifacts.length }) as const;
+const play = (events: EnvironmentEvent[], artifacts: RunningArtifact[]) =>
+  given(...events).when(report(artifacts)).events;
+
+describe('environment decider', () => {
+  it('creates, then updates only what changed', () => {
+    const put: EnvironmentCommand = {
+      kind: 'put_environment',
+      name: 'prod',
+      type: 'K8S',
+      description: 'Production',
+      included: [],
+    };
+    given().when(put).then([created]);
+    given(created).when(put).then([]);
+    given(created)
+      .when({ ...put, description: 'Prod EU' })
+      .then([
+        {
+          type: 'environment_updated',
+          data: { type: 'K8S', description: 'Prod EU', included_environments: [] },
+        },
+      ]);
+  });
+
+  it('takes a first report as snapshot 1 with every artifact started', () => {
+    const [event] = play([created], [art('a', 'web:1', 2), art('b', 'db:5')]);
+    assert.equal(event.type, 'snapshot_created');
+    assert.equal(event.type === 'snapshot_created' && event.data.index, 1);
+    assert.deepEqual(
+      event.type === 'snapshot_created' &&
+        event.data.entries.map((e) => [e.event_type, e.artifact_name, e.instances]),
+      [
+        ['started', 'web:1', 2],
+        ['started', 'db:5', 1],
+      ],
+    );
+  });
+
+  it('records no snapshot when the running set is the same, even if instance counts differ', () => {
+    const [first] = play([created], [art('a', 'web:1', 2)]);
+    given(created, first)
+      .when(report([art('a', 'web:1', 7)]))
+      .then([{ type: 'report_received', data: { name: 'prod', pods: 1 } }]);
+  });
+
+  it('starts and exits what changed, keeping when each artifact started', () => {
+    const [s1] = play([created], [art('a', 'web:1'), art('b', 'db:5')]);
+    const [s2] = play([created, s1], [art('b', 'db:5'), art('c', 'web:2', 3)]);
+    assert.ok(s2.type === 'snapshot_created');
+    assert.equal(s2.data.index, 2);
+    assert.deepEqual(
+      s2.data.entries.map((e) => [e.event_type, e.artifact_name, e.instances, e.since_snapshot]),
+      [
+        ['started', 'web:2', 3, 2],
+        ['exited', 'web:1', 1, 1],
+      ],
+    );
+    assert.deepEqual(
+      s2.data.artifacts.map((a) => [a.artifact_name, a.since_snapshot]),
+      [
+        ['db:5', 1],
+        ['web:2', 2],
+      ],
+    );
+    const [s3] = play([created, s1, s2], []);
+    assert.ok(s3.type === 'snapshot_created');
+    assert.deepEqual(
+      s3.data.entries.map((e) => e.event_type),
+      ['exited', 'exited'],
+    );
+  });
+
+  it('records `changed` for a running artifact whose provenance or compliance moved, when a snapshot is made', () => {
+    const [s1] = play([created], [art('a', 'web:1')]);
+    const traced = { ...art('a', 'web:1'), provenance: [{ flow: 'web', trail: 'b1' }], compliant: false };
+    // No snapshot for that alone.
+    given(created, s1)
+      .when(report([traced]))
+      .then([{ type: 'report_received', data: { name: 'prod', pods: 1 } }]);
+    const [s2] = play([created, s1], [traced, art('b', 'db:5')]);
+    assert.ok(s2.type === 'snapshot_created');
+    assert.deepEqual(
+      s2.data.entries.map((e) => [e.event_type, e.artifact_name]),
+      [
+        ['started', 'db:5'],
+        ['changed', 'web:1'],
+      ],
+    );
+    const [s3] = play([created, s1, s2], [{ ...traced, compliant: true }]);
+    assert.ok(s3.type === 'snapshot_created');
+    assert.deepEqual(
+      s3.data.entries.map((e) => [e.event_type, e.artifact_name]),
+      [
+        ['exited', 'db:5'],
+        ['changed', 'web:1'],
+      ],
+    );
+  });
+
+  it('refuses reports for unknown, logical and other-type environments', () => {
+    const reportX = report([art('a', 'x')]);
+    given().when(reportX).thenError(404, 'Environment not found', null);
+    const logical: EnvironmentEvent = {
+      type: 'environment_created',
+      data: { name: 'all', type: 'logical', description: '', included_environments: ['prod'] },
+    };
+    const refused = given(logical).when(reportX).thenError(400, 'Invalid report data');
+    assert.deepEqual(Object.keys(refused.errors ?? {}), ['environment']);
+    const ecs: EnvironmentEvent = { ...created, data: { ...created.data, type: 'ECS' } };
+    const refusedEcs = given(ecs).when(reportX).thenError(400, 'Invalid report data');
+    assert.deepEqual(Object.keys(refusedEcs.errors ?? {}), ['environment']);
+  });
+});

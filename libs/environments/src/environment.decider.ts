@@ -1,0 +1,165 @@
+import type { Decider, DomainEvent } from '#des/platform';
+import { DomainError } from '#des/platform';
+import { Provenance, RunningArtifact } from './k8s-report';
+
+export const ENVIRONMENT_TYPES = [
+  'K8S',
+  'ECS',
+  'S3',
+  'lambda',
+  'server',
+  'docker',
+  'azure-apps',
+  'logical',
+] as const;
+export type EnvironmentType = (typeof ENVIRONMENT_TYPES)[number];
+
+export const environmentStream = (org: string, name: string) => `environment-${org}/${name}`;
+
+/** An artifact as a snapshot entry shows it, with the snapshot it started in. */
+export interface SnapshotArtifact extends RunningArtifact {
+  since_snapshot: number;
+}
+
+export interface SnapshotEntry {
+  /** The trails that reported the artifact, as known when the snapshot was made. */
+  provenance?: Provenance[];
+  /** Its compliance then: true only when every trail that reported it was compliant. */
+  compliant?: boolean;
+  event_type: 'started' | 'exited' | 'changed';
+  fingerprint: string;
+  artifact_name: string;
+  instances: number;
+  since_snapshot: number;
+}
+
+export type EnvironmentEvent =
+  | DomainEvent<
+      'environment_created',
+      { name: string; type: EnvironmentType; description: string; included_environments: string[] }
+    >
+  | DomainEvent<
+      'environment_updated',
+      { type: EnvironmentType; description: string; included_environments: string[] }
+    >
+  | DomainEvent<'report_received', { name: string; pods: number }>
+  | DomainEvent<
+      'snapshot_created',
+      { name: string; index: number; pods: number; artifacts: SnapshotArtifact[]; entries: SnapshotEntry[] }
+    >;
+
+export type EnvironmentCommand =
+  | { kind: 'put_environment'; name: string; type: EnvironmentType; description: string; included: string[] }
+  | { kind: 'report'; name: string; reportType: EnvironmentType; artifacts: RunningArtifact[]; pods: number };
+
+export interface EnvironmentState {
+  exists: boolean;
+  type: EnvironmentType;
+  description: string;
+  included: string[];
+  lastIndex: number;
+  running: SnapshotArtifact[];
+}
+
+const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const provenanceKeys = (a: RunningArtifact) => (a.provenance ?? []).map((p) => `${p.flow}/${p.trail}`).sort();
+
+export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, EnvironmentEvent> = {
+  initialState: { exists: false, type: 'K8S', description: '', included: [], lastIndex: 0, running: [] },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'environment_created':
+      case 'environment_updated':
+        return {
+          ...state,
+          exists: true,
+          type: event.data.type,
+          description: event.data.description,
+          included: event.data.included_environments,
+        };
+      case 'report_received':
+        return state;
+      case 'snapshot_created':
+        return { ...state, lastIndex: event.data.index, running: event.data.artifacts };
+    }
+  },
+
+  decide(command, state) {
+    switch (command.kind) {
+      case 'put_environment': {
+        const data = {
+          type: command.type,
+          description: command.description,
+          included_environments: command.included,
+        };
+        if (!state.exists) return [{ type: 'environment_created', data: { name: command.name, ...data } }];
+        const unchanged =
+          state.type === command.type &&
+          state.description === command.description &&
+          sameSet(state.included, command.included);
+        if (unchanged) return [];
+        if (state.lastIndex > 0 && (command.type === 'logical') !== (state.type === 'logical')) {
+          throw new DomainError(400, 'Input payload validation failed', {
+            type: 'an environment with snapshots cannot change between logical and physical',
+          });
+        }
+        return [{ type: 'environment_updated', data }];
+      }
+      case 'report': {
+        if (!state.exists) throw new DomainError(404, 'Environment not found');
+        if (state.type !== command.reportType) {
+          throw new DomainError(400, 'Invalid report data', {
+            environment:
+              state.type === 'logical'
+                ? 'a logical environment only groups others and takes no reports'
+                : `the environment is of type ${state.type}, not ${command.reportType}`,
+          });
+        }
+        const before = state.running.map((a) => a.fingerprint);
+        const now = command.artifacts.map((a) => a.fingerprint);
+        if (sameSet(before, now))
+          return [{ type: 'report_received', data: { name: command.name, pods: command.pods } }];
+
+        const index = state.lastIndex + 1;
+        const previous = new Map(state.running.map((a) => [a.fingerprint, a]));
+        const current = new Set(now);
+        const artifacts: SnapshotArtifact[] = command.artifacts.map((a) => ({
+          ...a,
+          since_snapshot: previous.get(a.fingerprint)?.since_snapshot ?? index,
+        }));
+        const entries: SnapshotEntry[] = [
+          ...artifacts.filter((a) => !previous.has(a.fingerprint)).map((a) => entry('started', a)),
+          ...state.running.filter((a) => !current.has(a.fingerprint)).map((a) => entry('exited', a)),
+          // Still running, but its provenance or compliance is not what the last snapshot recorded.
+          ...artifacts
+            .filter((a) => {
+              const before = previous.get(a.fingerprint);
+              if (!before) return false;
+              const compliance = (before.compliant ?? null) !== (a.compliant ?? null);
+              return compliance || !sameSet(provenanceKeys(before), provenanceKeys(a));
+            })
+            .map((a) => entry('changed', a)),
+        ];
+        return [
+          {
+            type: 'snapshot_created',
+            data: { name: command.name, index, pods: command.pods, artifacts, entries },
+          },
+        ];
+      }
+    }
+  },
+};
+
+function entry(event_type: SnapshotEntry['event_type'], a: SnapshotArtifact): SnapshotEntry {
+  return {
+    event_type,
+    fingerprint: a.fingerprint,
+    artifact_name: a.artifact_name,
+    instances: a.instances,
+    since_snapshot: a.since_snapshot,
+    compliant: a.compliant === true,
+    ...(a.provenance?.length ? { provenance: a.provenance } : {}),
+  };
+}

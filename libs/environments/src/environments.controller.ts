@@ -1,0 +1,314 @@
+import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { stringify } from 'csv-stringify';
+import type { Request, Response } from 'express';
+import { once } from 'node:events';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiError, jsonString, READ_STORE, Requires } from '#des/platform';
+import type { Doc, ReadStore } from '#des/read-store';
+import { withoutInternals } from '#des/projections';
+import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
+import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
+import { ChangeEnvironment } from './environment.commands';
+import { AuditLogQuery, DeploymentsQuery, EnvironmentView, PutEnvironmentDto } from './environments.dto';
+import {
+  DEPLOYMENTS,
+  ENVIRONMENT_EVENTS,
+  ENVIRONMENTS,
+  environmentId,
+  SNAPSHOTS,
+  snapshotId,
+} from './environments.projection';
+import { parseK8sReport, Provenance, RunningArtifact, runningArtifacts } from './k8s-report';
+import { commitOf, trailCompliance, TrailView, ARTIFACTS, TRAILS, trailId } from '#des/trails';
+import type { FlowTemplate } from '#des/flows';
+import { FLOWS, flowId } from '#des/flows';
+import type { ArtifactData, RepoInfo } from '#des/trails';
+
+const DAY = 86_400;
+
+function environmentView(doc: Doc): EnvironmentView {
+  return {
+    org: doc.org as string,
+    name: doc.name as string,
+    type: doc.type as string,
+    description: doc.description as string,
+    last_modified_at: (doc.last_modified_at as number) ?? null,
+    include_scaling: false,
+    tags: (doc.tags as Record<string, string>) ?? {},
+    last_reported_at: (doc.last_reported_at as number) ?? null,
+    last_changed_at: (doc.last_changed_at as number) ?? null,
+    state: (doc.state as boolean | undefined) ?? true,
+    policies: (doc.policies as string[]) ?? [],
+    included_environments: (doc.included_environments as string[]) ?? [],
+  };
+}
+
+@ApiTags('environments')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller('environments')
+export class EnvironmentsController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+  ) {}
+
+  @Put(':org')
+  @Requires('snapshotter')
+  @ApiOkResponse({ type: EnvironmentView, description: '201 when created, 200 when updated' })
+  async put(
+    @Param('org') org: string,
+    @Body() body: PutEnvironmentDto,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    await this.checkMembers(org, body, body.included_environments ?? []);
+    const included = [...new Set(body.included_environments ?? [])].sort();
+    const done = await this.commands.execute(
+      new ChangeEnvironment(
+        org,
+        {
+          kind: 'put_environment',
+          name: body.name,
+          type: body.type,
+          description: body.description ?? '',
+          included,
+        },
+        requestMetadata(req),
+      ),
+    );
+    res.status(done.events[0]?.type === 'environment_created' ? 201 : 200);
+    return environmentView(await this.environment(org, body.name));
+  }
+
+  /** Members only for logical environments, and only existing physical ones. */
+  private async checkMembers(org: string, body: PutEnvironmentDto, included: string[]): Promise<void> {
+    if (body.type !== 'logical') {
+      if (included.length) {
+        throw new ApiError(400, 'Input payload validation failed', {
+          included_environments: 'only a logical environment has members',
+        });
+      }
+      return;
+    }
+    const members = await this.reads
+      .collection(ENVIRONMENTS)
+      .find({ _id: { $in: included.map((n) => environmentId(org, n)) } });
+    const errors: Record<string, string> = {};
+    included.forEach((name, i) => {
+      const member = members.find((m) => m.name === name);
+      if (!member) errors[`included_environments[${i}]`] = `environment '${name}' does not exist`;
+      else if (member.type === 'logical')
+        errors[`included_environments[${i}]`] = `'${name}' is logical; members are physical`;
+    });
+    if (Object.keys(errors).length) throw new ApiError(400, 'Input payload validation failed', errors);
+  }
+
+  @Get(':org')
+  @Requires('reader')
+  @ApiOkResponse({ type: [EnvironmentView] })
+  async list(@Param('org') org: string) {
+    return (await this.reads.collection(ENVIRONMENTS).find({ org }, { sort: { name: 1 } })).map(
+      environmentView,
+    );
+  }
+
+  @Get(':org/:env')
+  @Requires('reader')
+  @ApiOkResponse({ type: EnvironmentView })
+  async read(@Param('org') org: string, @Param('env') env: string) {
+    return environmentView(await this.environment(org, env));
+  }
+
+  @Put(':org/:env/report/K8S')
+  @Requires('snapshotter')
+  @ApiBody({
+    description: '{"artifacts": [{"creationTimestamp", "digests": {image: digest}, "namespace", "podName"}]}',
+  })
+  @ApiOkResponse({ type: String, description: '201 "Snapshot created", or 200 "No new snapshot created"' })
+  async reportK8s(
+    @Param('org') org: string,
+    @Param('env') env: string,
+    @Body() body: unknown,
+    @Req() req: AuthenticatedRequest,
+    @Res() res: Response,
+  ) {
+    const parsed = parseK8sReport(body);
+    if ('errors' in parsed) throw new ApiError(400, 'Invalid report data', parsed.errors);
+    const done = await this.commands.execute(
+      new ChangeEnvironment(
+        org,
+        {
+          kind: 'report',
+          name: env,
+          reportType: 'K8S',
+          artifacts: await this.withProvenance(org, runningArtifacts(parsed.pods)),
+          pods: parsed.pods.length,
+        },
+        requestMetadata(req),
+      ),
+    );
+    const created = done.events.some((e) => e.type === 'snapshot_created');
+    res
+      .status(created ? 201 : 200)
+      .type('application/json')
+      .send(jsonString(created ? 'Snapshot created' : 'No new snapshot created'));
+  }
+
+  @Get(':org/:env/snapshots/:index')
+  @Requires('reader')
+  async snapshot(@Param('org') org: string, @Param('env') env: string, @Param('index') rawIndex: string) {
+    const environment = await this.environment(org, env);
+    if (!/^(-1|[1-9]\d*)$/.test(rawIndex)) {
+      throw new ApiError(400, 'Input payload validation failed', {
+        index: 'a snapshot index is a positive integer, or -1 for the latest',
+      });
+    }
+    const index = rawIndex === '-1' ? (environment.latest_snapshot as number) : Number(rawIndex);
+    const doc =
+      index > 0 ? await this.reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, index) }) : null;
+    if (!doc) throw new ApiError(404, 'Snapshot not found');
+    return withoutInternals(doc);
+  }
+
+  @Get(':org/:env/events')
+  @Requires('reader')
+  async events(@Param('org') org: string, @Param('env') env: string, @Query() query: AuditLogQuery) {
+    await this.environment(org, env);
+    const rows = await this.reads
+      .collection(ENVIRONMENT_EVENTS)
+      .find(auditFilter(org, env, query), { sort: { seq: 1 } });
+    return rows.map((row) => {
+      const { seq, org: _org, ...rest } = withoutInternals(row);
+      return (void seq, void _org, rest);
+    });
+  }
+
+  @Get(':org/:env/deployments')
+  @Requires('reader')
+  async deployments(
+    @Param('org') org: string,
+    @Param('env') env: string,
+    @Query() query: DeploymentsQuery,
+    @Req() req: Request,
+  ) {
+    await this.environment(org, env);
+    const to = query.to ? Date.parse(query.to) / 1000 : Date.now() / 1000;
+    const from = query.from ? Date.parse(query.from) / 1000 : to - 30 * DAY;
+    if (from > to)
+      throw new ApiError(400, 'Input payload validation failed', { from: 'from must not be after to' });
+    const page = query.page ?? 1;
+    const perPage = query.per_page ?? 20;
+    const filter = { org, env_name: env, deployed_at: { $gte: from, $lte: to } };
+    const collection = this.reads.collection(DEPLOYMENTS);
+    const [total, docs] = await Promise.all([
+      collection.count(filter),
+      collection.find(filter, {
+        sort: { deployed_at: -1, snapshot_index: -1, fingerprint: 1 },
+        skip: (page - 1) * perPage,
+        limit: perPage,
+      }),
+    ]);
+    const totalPages = Math.ceil(total / perPage);
+    const base = req.originalUrl.split('?')[0];
+    const link = (p: number) =>
+      `${base}?${new URLSearchParams({ from: new Date(from * 1000).toISOString(), to: new Date(to * 1000).toISOString(), page: String(p), per_page: String(perPage) })}`;
+    return {
+      page,
+      per_page: perPage,
+      total_pages: totalPages,
+      total_count: total,
+      deployments: docs.map((d) => {
+        const { org: _org, instances: _i, ...rest } = withoutInternals(d);
+        return {
+          ...(void _org, void _i, rest),
+          _links: { snapshot: `/api/v2/environments/${org}/${env}/snapshots/${d.snapshot_index as number}` },
+        };
+      }),
+      _links: {
+        self: link(page),
+        next: page < totalPages ? link(page + 1) : null,
+        prev: page > 1 ? link(Math.min(page - 1, Math.max(totalPages, 1))) : null,
+      },
+    };
+  }
+
+  @Get(':org/:env/auditlog')
+  @Requires('reader')
+  @ApiProduces('text/csv')
+  async auditLog(
+    @Param('org') org: string,
+    @Param('env') env: string,
+    @Query() query: AuditLogQuery,
+    @Res() res: Response,
+  ) {
+    await this.environment(org, env);
+    res.status(200).type('text/csv; charset=utf-8');
+    res.setHeader(
+      'Content-Disposition',
+      `attachment; filename="${env.replace(/[^\w.-]/g, '_')}-auditlog.csv"`,
+    );
+    const csv = stringify({ header: true, columns: [...AUDIT_COLUMNS] });
+    csv.pipe(res);
+    try {
+      for await (const row of this.reads
+        .collection(ENVIRONMENT_EVENTS)
+        .stream(auditFilter(org, env, query), { sort: { seq: 1 } })) {
+        if (!csv.write(csvRow(row))) await once(csv, 'drain');
+      }
+    } finally {
+      csv.end();
+    }
+  }
+
+  /**
+   * Each running fingerprint's trails with their commit and repository, and
+   * whether they are compliant (for `changed` entries, deployments and `state`).
+   */
+  private async withProvenance(org: string, running: RunningArtifact[]): Promise<RunningArtifact[]> {
+    if (running.length === 0) return running;
+    const artifacts = await this.reads
+      .collection(ARTIFACTS)
+      .find({ org, fingerprint: { $in: running.map((a) => a.fingerprint) } });
+    if (artifacts.length === 0) return running;
+    const trails = new Map(
+      (
+        await this.reads
+          .collection(TRAILS)
+          .find({ _id: { $in: artifacts.map((a) => trailId(org, a.flow as string, a.trail as string)) } })
+      ).map((t) => [`${t.flow as string}/${t.name as string}`, t as unknown as TrailView]),
+    );
+    const flows = await this.reads
+      .collection(FLOWS)
+      .find({ _id: { $in: [...new Set(artifacts.map((a) => flowId(org, a.flow as string)))] } });
+    const compliant = (key: string) => {
+      const trail = trails.get(key);
+      if (!trail) return false;
+      const template = (flows.find((f) => f.name === trail.flow)?.template as FlowTemplate | null) ?? null;
+      return trailCompliance(trail, template).status === 'COMPLIANT';
+    };
+    return running.map((a) => {
+      const provenance: Provenance[] = artifacts
+        .filter((x) => x.fingerprint === a.fingerprint)
+        .map((x) => {
+          const trail = trails.get(`${x.flow as string}/${x.trail as string}`) ?? null;
+          return {
+            flow: x.flow as string,
+            trail: x.trail as string,
+            commit: commitOf(x as unknown as ArtifactData, trail),
+            repo: (x.repo_info as RepoInfo | null) ?? trail?.repo_info ?? null,
+          };
+        })
+        .sort((x, y) => `${x.flow}/${x.trail}`.localeCompare(`${y.flow}/${y.trail}`));
+      if (provenance.length === 0) return a;
+      return { ...a, provenance, compliant: provenance.every((p) => compliant(`${p.flow}/${p.trail}`)) };
+    });
+  }
+
+  private async environment(org: string, name: string): Promise<Doc> {
+    const doc = await this.reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, name) });
+    if (!doc) throw new ApiError(404, 'Environment not found');
+    return doc;
+  }
+}

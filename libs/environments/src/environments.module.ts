@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import type { ServiceFeature } from '#des/platform';
+import { EnvironmentsController } from './environments.controller';
+import { environmentsProjection } from './environments.projection';
+import { provenanceReaction } from './provenance.reaction';
+
+/** Environments, Kubernetes reports → snapshots, deployments and the audit log. */
+@Module({ controllers: [EnvironmentsController] })
+export class EnvironmentsModule {}
+
+export const environmentsFeature: ServiceFeature = {
+  module: EnvironmentsModule,
+  projections: [environmentsProjection],
+  reactions: [provenanceReaction],
+};

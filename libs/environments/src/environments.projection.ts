@@ -1,0 +1,224 @@
+import { microsToSeconds } from '#des/event-store';
+import type { DocWrite, Projection } from '#des/projections';
+import type { EnvironmentEvent, SnapshotEntry } from './environment.decider';
+import { imageName } from './k8s-report';
+import type { Commit } from '#des/trails';
+
+export const ENVIRONMENTS = 'environments';
+export const SNAPSHOTS = 'snapshots';
+export const DEPLOYMENTS = 'deployments';
+export const ENVIRONMENT_EVENTS = 'environment_events';
+
+export const environmentId = (org: string, name: string) => `${org}/${name}`;
+export const snapshotId = (org: string, env: string, index: number) => `${org}/${env}/${index}`;
+
+const unique = (values: string[]) => [...new Set(values)].sort();
+
+/**
+ * Row order of the audit log (`seq`, sorted ascending): the event's log position,
+ * then the entry's place in it, as a fixed-width string. A number
+ * (position × 100000 + i) would pass 2^53 once KurrentDB byte positions grow
+ * past ~90 GB; 16 digits hold any safe-integer position, and strings of one
+ * width sort like the pairs they encode.
+ */
+export const sequence = (position: number, i: number) =>
+  `${String(position).padStart(16, '0')}:${String(i).padStart(6, '0')}`;
+
+/**
+ * Until policies can be attached: an environment is compliant iff every
+ * running artifact is compliant by its own trails (no provenance: not
+ * compliant); one that runs nothing is compliant.
+ */
+export const environmentState = (running: { compliant?: boolean | null }[]) =>
+  running.every((a) => a.compliant === true);
+
+/**
+ * Environments (the spec's fields), their snapshots, deployments (each
+ * `started` entry) and audit-log rows (each started/exited/changed entry).
+ */
+export const environmentsProjection: Projection = {
+  name: 'environments',
+  collections: [
+    { name: ENVIRONMENTS, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] },
+    { name: SNAPSHOTS, indexes: [{ name: 'by_env', keys: { org: 1, environment: 1, index: -1 } }] },
+    { name: DEPLOYMENTS, indexes: [{ name: 'by_env_time', keys: { org: 1, env_name: 1, deployed_at: -1 } }] },
+    { name: ENVIRONMENT_EVENTS, indexes: [{ name: 'by_env_seq', keys: { org: 1, environment: 1, seq: 1 } }] },
+  ],
+  project(stored) {
+    const org = stored.metadata.org as string;
+    const at = microsToSeconds(stored.recordedAt);
+    const event = { type: stored.type, data: stored.data } as EnvironmentEvent;
+    switch (event.type) {
+      case 'environment_created':
+        return [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, event.data.name),
+            update: {
+              $set: {
+                org,
+                name: event.data.name,
+                type: event.data.type,
+                description: event.data.description,
+                included_environments: event.data.included_environments,
+                last_modified_at: at,
+                include_scaling: false,
+                tags: {},
+                last_reported_at: null,
+                last_changed_at: null,
+                state: true,
+                policies: [],
+                latest_snapshot: 0,
+              },
+            },
+          },
+        ];
+      case 'environment_updated': {
+        const name = stored.stream.slice(stored.stream.indexOf('/') + 1);
+        return [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, name),
+            update: {
+              $set: {
+                type: event.data.type,
+                description: event.data.description,
+                included_environments: event.data.included_environments,
+                last_modified_at: at,
+              },
+            },
+          },
+        ];
+      }
+      case 'report_received':
+        return [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, event.data.name),
+            update: { $set: { last_reported_at: at } },
+          },
+        ];
+      case 'snapshot_created': {
+        const { name: env, index, artifacts, entries, pods } = event.data;
+        const state = environmentState(artifacts);
+        const writes: DocWrite[] = [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, env),
+            update: { $set: { last_reported_at: at, last_changed_at: at, latest_snapshot: index, state } },
+          },
+          {
+            collection: SNAPSHOTS,
+            id: snapshotId(org, env, index),
+            update: {
+              $set: { org, environment: env, index, timestamp: at, pods, compliant: state, artifacts },
+            },
+          },
+        ];
+        const exited = entries.filter((e) => e.event_type === 'exited');
+        entries.forEach((entry, i) => {
+          writes.push(auditRow(org, env, index, at, entry, sequence(stored.position, i)));
+          if (entry.event_type === 'started') writes.push(deployment(org, env, index, at, entry, exited));
+        });
+        return writes;
+      }
+      default:
+        return [];
+    }
+  },
+};
+
+/** A started entry as a deployment: commit, repositories and compliance as known when it started. */
+function deployment(
+  org: string,
+  env: string,
+  index: number,
+  at: number,
+  entry: SnapshotEntry,
+  exited: SnapshotEntry[],
+): DocWrite {
+  const replaced = exited.find((e) => imageName(e.artifact_name) === imageName(entry.artifact_name));
+  const commit = commitOfEntry(entry);
+  const replacedCommit = replaced ? commitOfEntry(replaced) : null;
+  const repoUrl = entry.provenance?.find((p) => p.repo?.url)?.repo?.url ?? '';
+  return {
+    collection: DEPLOYMENTS,
+    id: `${snapshotId(org, env, index)}/${entry.fingerprint}`,
+    update: {
+      $set: {
+        org,
+        env_name: env,
+        fingerprint: entry.fingerprint,
+        artifact_name: entry.artifact_name,
+        deployed_at: at,
+        snapshot_index: index,
+        instances: entry.instances,
+        compliance: entry.compliant === true,
+        commit,
+        ...names(entry),
+        replaced_artifact: replaced
+          ? {
+              fingerprint: replaced.fingerprint,
+              artifact_name: replaced.artifact_name,
+              snapshot_index: replaced.since_snapshot,
+              commit: replacedCommit,
+            }
+          : null,
+        diff_url:
+          replacedCommit && commit && /^https?:\/\//.test(repoUrl)
+            ? `${repoUrl.replace(/\/$/, '')}/compare/${replacedCommit.sha1}...${commit.sha1}`
+            : null,
+      },
+    },
+  };
+}
+
+/** The commit of the first trail that reported the artifact (trails sorted by flow/trail). */
+function commitOfEntry(entry: SnapshotEntry): Commit | null {
+  return entry.provenance?.find((p) => p.commit)?.commit ?? null;
+}
+
+/** Flow, trail and repository names of an entry's provenance. */
+function names(entry: SnapshotEntry) {
+  const provenance = entry.provenance ?? [];
+  return {
+    flow_names: unique(provenance.map((p) => p.flow)),
+    trail_names: unique(provenance.map((p) => p.trail)),
+    repo_names: unique(provenance.flatMap((p) => (p.repo?.name ? [p.repo.name] : []))),
+  };
+}
+
+function auditRow(
+  org: string,
+  env: string,
+  index: number,
+  at: number,
+  entry: SnapshotEntry,
+  seq: string,
+): DocWrite {
+  const plural = entry.instances === 1 ? 'instance' : 'instances';
+  return {
+    collection: ENVIRONMENT_EVENTS,
+    id: `${snapshotId(org, env, index)}/${entry.event_type}/${entry.fingerprint}`,
+    update: {
+      $set: {
+        org,
+        environment: env,
+        seq,
+        timestamp: at,
+        event_type: entry.event_type,
+        snapshot_index: index,
+        artifact_name: entry.artifact_name,
+        fingerprint: entry.fingerprint,
+        instances: entry.instances,
+        ...names(entry),
+        commit: commitOfEntry(entry)?.sha1 ?? null,
+        compliant: entry.compliant === true,
+        description:
+          entry.event_type === 'changed'
+            ? `${entry.artifact_name} changed provenance or compliance (${entry.instances} ${plural})`
+            : `${entry.artifact_name} ${entry.event_type} (${entry.instances} ${plural})`,
+      },
+    },
+  };
+}

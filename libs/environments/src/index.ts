@@ -1,0 +1,4 @@
+export * from './environments.module';
+export * from './environments.projection';
+export * from './environment.decider';
+export * from './environment.commands';

@@ -1,0 +1,116 @@
+import Ajv, { ErrorObject } from 'ajv';
+import { schemaFieldErrors } from '#des/platform';
+import type { Commit, RepoInfo } from '#des/trails';
+
+/** One pod of a Kubernetes report, as the spec defines it. */
+export interface K8sPod {
+  creationTimestamp: number;
+  /** Image reference → digest (`sha256:<64 hex>`, optionally behind `<repo>@`). */
+  digests: Record<string, string>;
+  namespace: string;
+  podName: string;
+}
+
+/**
+ * A trail that reported a running fingerprint, with its commit and repository
+ * as known when the snapshot was made: a snapshot carries its own provenance,
+ * so deployments and audit rows follow from the environment's stream alone.
+ */
+export interface Provenance {
+  flow: string;
+  trail: string;
+  commit?: Commit | null;
+  repo?: RepoInfo | null;
+}
+
+/** What runs: pods grouped by the fingerprint of their image digest. */
+export interface RunningArtifact {
+  fingerprint: string;
+  artifact_name: string;
+  instances: number;
+  pods: { pod: string; namespace: string; created_at: number }[];
+  /** The trails that reported this fingerprint (its provenance), when any did. */
+  provenance?: Provenance[];
+  /** Whether those trails are compliant; null without provenance (which counts as not compliant). */
+  compliant?: boolean | null;
+}
+
+const DIGEST = '^(?:[^\\s]*@)?(?:sha256:)?[0-9a-f]{64}$';
+
+const schema = {
+  type: 'object',
+  required: ['artifacts'],
+  additionalProperties: false,
+  properties: {
+    artifacts: {
+      type: 'array',
+      maxItems: 20_000,
+      items: {
+        type: 'object',
+        required: ['creationTimestamp', 'digests', 'namespace', 'podName'],
+        additionalProperties: false,
+        properties: {
+          creationTimestamp: { type: 'number' },
+          digests: {
+            type: 'object',
+            minProperties: 1,
+            additionalProperties: { type: 'string', pattern: DIGEST },
+          },
+          namespace: { type: 'string', minLength: 1, maxLength: 253 },
+          podName: { type: 'string', minLength: 1, maxLength: 253 },
+        },
+      },
+    },
+  },
+} as const;
+
+const validate = new Ajv({ allErrors: true, messages: true }).compile<{ artifacts: K8sPod[] }>(schema);
+
+/** The report's pods, or field path → message for every problem (`artifacts[3].podName`). */
+export function parseK8sReport(body: unknown): { pods: K8sPod[] } | { errors: Record<string, string> } {
+  if (validate(body)) return { pods: body.artifacts };
+  return { errors: schemaFieldErrors(validate.errors, { message: reportMessage }) };
+}
+
+function reportMessage(e: ErrorObject): string | undefined {
+  switch (e.keyword) {
+    case 'required':
+      return 'is required';
+    case 'pattern':
+      return 'must be a sha256 digest (sha256:<64 hex digits>)';
+    case 'minProperties':
+      return 'must name at least one image';
+    default:
+      return undefined;
+  }
+}
+
+export const fingerprintOf = (digest: string) => digest.slice(-64);
+
+/** Groups pods by fingerprint: one instance per pod running that image. Sorted by fingerprint. */
+export function runningArtifacts(pods: K8sPod[]): RunningArtifact[] {
+  const byFingerprint = new Map<string, RunningArtifact>();
+  for (const pod of pods) {
+    for (const [image, digest] of Object.entries(pod.digests)) {
+      const fingerprint = fingerprintOf(digest);
+      let artifact = byFingerprint.get(fingerprint);
+      if (!artifact) {
+        artifact = { fingerprint, artifact_name: image, instances: 0, pods: [] };
+        byFingerprint.set(fingerprint, artifact);
+      } else if (image < artifact.artifact_name) {
+        artifact.artifact_name = image;
+      }
+      artifact.instances++;
+      artifact.pods.push({ pod: pod.podName, namespace: pod.namespace, created_at: pod.creationTimestamp });
+    }
+  }
+  return [...byFingerprint.values()].sort((a, b) => a.fingerprint.localeCompare(b.fingerprint));
+}
+
+/** The repository part of an image reference (no tag, no digest): what "same artifact name" means. */
+export function imageName(reference: string): string {
+  const withoutDigest = reference.split('@')[0];
+  const slash = withoutDigest.lastIndexOf('/');
+  const colon = withoutDigest.lastIndexOf(':');
+  return colon > slash ? withoutDigest.slice(0, colon) : withoutDigest;
+}

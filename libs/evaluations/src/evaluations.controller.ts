@@ -1,0 +1,96 @@
+import { Body, Controller, Get, Inject, Param, Post, Req } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { randomUUID } from 'node:crypto';
+import type { EventStore } from '#des/event-store';
+import { microsToSeconds } from '#des/event-store';
+import type { Jobs } from '#des/jobs';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiError, EVENT_STORE, JOBS, READ_STORE, Requires } from '#des/platform';
+import type { ReadStore } from '#des/read-store';
+import { AuthenticatedRequest, requestMetadata, ORGANIZATIONS } from '#des/accounts';
+import { TrailTimeMachine } from '#des/trails';
+import { evaluationJob } from './evaluation.consumer';
+import { ChangeEvaluation } from './evaluation.commands';
+import { parseEvaluationRequest } from './evaluation-request';
+import { EVALUATIONS } from './evaluations.projection';
+
+export const FEATURE_DISABLED = 'This feature is not enabled for your organization';
+
+/** Endpoint 1 (beta): inline Rego against 1–100 trails at one recorded instant. */
+@ApiTags('evaluations')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller('evaluations')
+export class EvaluationsController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(JOBS) private readonly jobs: Jobs,
+    private readonly timeMachine: TrailTimeMachine,
+  ) {}
+
+  @Post(':org')
+  @Requires('member')
+  @ApiBody({ description: '{context: {trails: [{flow, trail}]}, policy: {files: {path: rego}}, params?}' })
+  async create(@Param('org') org: string, @Body() body: unknown, @Req() req: AuthenticatedRequest) {
+    await this.requireFeature(org);
+    const request = parseEvaluationRequest(body);
+    if ('errors' in request) throw new ApiError(400, 'Input payload validation failed', request.errors);
+    const head = await this.events.head();
+    const at = microsToSeconds(head.recordedAt);
+    for (const [i, ref] of request.context.trails.entries()) {
+      if (!(await this.timeMachine.at(org, ref.flow, ref.trail, at, head.position)).view) {
+        throw new ApiError(404, 'Trail not found', {
+          [`context.trails[${i}]`]: `no trail ${ref.flow}/${ref.trail} at the pinned instant`,
+        });
+      }
+    }
+    const id = randomUUID();
+    const requestedAt = Date.now() / 1000;
+    // Enqueue first: if the queue is down the answer is 503 and nothing is recorded.
+    await this.jobs.enqueue(...evaluationJob(org, id));
+    await this.commands.execute(
+      new ChangeEvaluation(
+        org,
+        id,
+        {
+          kind: 'request',
+          data: {
+            id,
+            requested_at: requestedAt,
+            recorded_at: head.recordedAt,
+            recorded_position: head.position,
+            context: request.context,
+            policy: request.policy,
+            params: request.params ?? {},
+          },
+        },
+        requestMetadata(req),
+      ),
+    );
+    return { id, status: 'pending', requested_at: requestedAt, recorded_at: at };
+  }
+
+  @Get(':org/:id')
+  @Requires('reader')
+  async read(@Param('org') org: string, @Param('id') id: string) {
+    await this.requireFeature(org);
+    const doc = await this.reads.collection(EVALUATIONS).findOne({ _id: `${org}/${id}` });
+    if (!doc) throw new ApiError(404, 'Evaluation not found');
+    return {
+      id: doc.id,
+      status: doc.status,
+      requested_at: doc.requested_at,
+      recorded_at: doc.recorded_at,
+      ...(doc.status === 'completed' ? { result: doc.result } : {}),
+      ...(doc.status === 'failed' ? { error: doc.error } : {}),
+    };
+  }
+
+  private async requireFeature(org: string): Promise<void> {
+    const organization = await this.reads.collection(ORGANIZATIONS).findOne({ _id: org });
+    if (!(organization?.features as string[] | undefined)?.includes('evaluations'))
+      throw new ApiError(403, FEATURE_DISABLED);
+  }
+}

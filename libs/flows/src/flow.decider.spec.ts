@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { deciderSpec } from '#des/platform/testing';
+import { flowDecider, FlowEvent, PutFlow } from './flow.decider';
+import { templateErrors } from './flow-template';
+
+const { given } = deciderSpec(flowDecider);
+const put: PutFlow = { name: 'backend', description: 'API', template: null, tags: { team: 'core' } };
+const created: FlowEvent = { type: 'flow_created', data: put };
+
+describe('flow decider', () => {
+  it('creates a flow with its tags', () => {
+    given().when(put).then([created]);
+  });
+
+  it('changes nothing when nothing changed', () => {
+    given(created).when(put).then([]);
+  });
+
+  it('updates the description and template, keeping the tags set at creation', () => {
+    const template = { trail: { attestations: [{ name: 'tests', type: 'junit' as const }] } };
+    given(created)
+      .when({ ...put, template, tags: {} })
+      .then([{ type: 'flow_updated', data: { name: 'backend', description: 'API', template } }]);
+  });
+});
+
+describe('templateErrors', () => {
+  it('accepts a template and names each bad field', () => {
+    assert.deepEqual(
+      templateErrors({
+        trail: { attestations: [{ name: 'tests', type: 'junit' }] },
+        artifacts: [{ name: 'backend', attestations: [{ name: 'scan', type: 'snyk' }] }],
+      }),
+      {},
+    );
+    const errors = templateErrors({ trail: { attestations: [{ name: '-x' }] }, extra: 1 });
+    assert.deepEqual(Object.keys(errors).sort(), [
+      'template.extra',
+      'template.trail.attestations[0].name',
+      'template.trail.attestations[0].type',
+    ]);
+    assert.equal(errors['template.extra'], 'is not allowed');
+  });
+});

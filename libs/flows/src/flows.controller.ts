@@ -1,0 +1,65 @@
+import { Body, Controller, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiError, READ_STORE, Requires } from '#des/platform';
+import type { ReadStore } from '#des/read-store';
+import { withoutInternals } from '#des/projections';
+import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
+import { ChangeFlow } from './flow.commands';
+import { templateErrors } from './flow-template';
+import { PutFlowDto } from './flows.dto';
+import { FLOWS, flowId } from './flows.projection';
+
+@ApiTags('flows')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller('flows')
+export class FlowsController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+  ) {}
+
+  @Put(':org')
+  @Requires('member')
+  async put(
+    @Param('org') org: string,
+    @Body() body: PutFlowDto,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const errors = body.template === undefined ? {} : templateErrors(body.template);
+    const badTags = Object.entries(body.tags ?? {}).filter(([, v]) => typeof v !== 'string');
+    for (const [k] of badTags) errors[`tags.${k}`] = 'tag values are strings';
+    if (Object.keys(errors).length) throw new ApiError(400, 'Input payload validation failed', errors);
+    const done = await this.commands.execute(
+      new ChangeFlow(
+        org,
+        {
+          name: body.name,
+          description: body.description ?? '',
+          template: body.template ?? null,
+          tags: body.tags ?? {},
+        },
+        requestMetadata(req),
+      ),
+    );
+    res.status(done.events[0]?.type === 'flow_created' ? 201 : 200);
+    return withoutInternals((await this.reads.collection(FLOWS).findOne({ _id: flowId(org, body.name) }))!);
+  }
+
+  @Get(':org')
+  @Requires('reader')
+  async list(@Param('org') org: string) {
+    return (await this.reads.collection(FLOWS).find({ org }, { sort: { name: 1 } })).map(withoutInternals);
+  }
+
+  @Get(':org/:flow')
+  @Requires('reader')
+  async read(@Param('org') org: string, @Param('flow') flow: string) {
+    const doc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
+    if (!doc) throw new ApiError(404, 'Flow not found');
+    return withoutInternals(doc);
+  }
+}

@@ -1,0 +1,52 @@
+import { microsToSeconds } from '#des/event-store';
+import type { Projection } from '#des/projections';
+import type { FlowEvent } from './flow.decider';
+
+export const FLOWS = 'flows';
+export const flowId = (org: string, flow: string) => `${org}/${flow}`;
+
+export const flowsProjection: Projection = {
+  name: 'flows',
+  collections: [{ name: FLOWS, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] }],
+  project(stored) {
+    const org = stored.metadata.org as string;
+    const at = microsToSeconds(stored.recordedAt);
+    const event = { type: stored.type, data: stored.data } as FlowEvent;
+    switch (event.type) {
+      case 'flow_created':
+        return [
+          {
+            collection: FLOWS,
+            id: flowId(org, event.data.name),
+            update: {
+              $set: {
+                org,
+                name: event.data.name,
+                description: event.data.description,
+                template: event.data.template,
+                tags: event.data.tags,
+                created_at: at,
+                last_modified_at: at,
+              },
+            },
+          },
+        ];
+      case 'flow_updated':
+        return [
+          {
+            collection: FLOWS,
+            id: flowId(org, event.data.name),
+            update: {
+              $set: {
+                description: event.data.description,
+                template: event.data.template,
+                last_modified_at: at,
+              },
+            },
+          },
+        ];
+      default:
+        return [];
+    }
+  },
+};

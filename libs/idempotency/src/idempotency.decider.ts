@@ -1,0 +1,102 @@
+import type { Decider, DomainEvent } from '#des/platform';
+import { DomainError } from '#des/platform';
+
+/** One stream per organization and key (the key hashed: any header value makes a safe stream name). */
+export const idempotencyStream = (org: string, keyHash: string) => `idempotency-${org}/${keyHash}`;
+
+/** How long a key answers with its first response (24 h, in microseconds). */
+export const REPLAY_WINDOW_MICROS = 24 * 3600 * 1_000_000;
+/** A claim without an answer after this long is taken as abandoned (its process died mid-request). */
+export const CLAIM_TIMEOUT_MICROS = 120 * 1_000_000;
+
+export type StoredResponse = {
+  status: number;
+  content_type: string | null;
+  body: string;
+};
+
+export type IdempotencyEvent =
+  | DomainEvent<'idempotency_key_claimed', { request_hash: string; method: string; path: string }>
+  | DomainEvent<'idempotent_response_recorded', { request_hash: string } & StoredResponse>
+  | DomainEvent<'idempotency_key_released', { request_hash: string; status: number }>;
+
+export type IdempotencyCommand =
+  | { kind: 'claim'; requestHash: string; method: string; path: string }
+  | { kind: 'record'; requestHash: string; response: StoredResponse }
+  | { kind: 'release'; requestHash: string; status: number };
+
+export type IdempotencyState =
+  | { status: 'free' }
+  | { status: 'claimed'; requestHash: string; since: number }
+  | { status: 'answered'; requestHash: string; since: number; response: StoredResponse };
+
+export const KEY_REUSED = 'This Idempotency-Key was used with a different request';
+export const KEY_IN_FLIGHT = 'A request with this Idempotency-Key is still in progress; retry the request.';
+
+/**
+ * An Idempotency-Key: claimed by the first request, answered with its
+ * response, which the same request within 24 h gets again without running.
+ * A different request under the key is refused (422); a retry while the first
+ * is still running is told to retry (409). A response that a retry could
+ * change (5xx, 409, 429) releases the key instead of being kept.
+ */
+export const idempotencyDecider: Decider<IdempotencyCommand, IdempotencyState, IdempotencyEvent> = {
+  initialState: { status: 'free' },
+
+  evolve(_state, event, recordedAt) {
+    switch (event.type) {
+      case 'idempotency_key_claimed':
+        return { status: 'claimed', requestHash: event.data.request_hash, since: recordedAt };
+      case 'idempotent_response_recorded': {
+        const { request_hash, ...response } = event.data;
+        return { status: 'answered', requestHash: request_hash, since: recordedAt, response };
+      }
+      case 'idempotency_key_released':
+        return { status: 'free' };
+    }
+  },
+
+  decide(command, state, { now }) {
+    switch (command.kind) {
+      case 'claim': {
+        const live =
+          (state.status === 'answered' && now - state.since < REPLAY_WINDOW_MICROS) ||
+          (state.status === 'claimed' && now - state.since < CLAIM_TIMEOUT_MICROS);
+        if (state.status !== 'free' && live) {
+          if (state.requestHash !== command.requestHash) {
+            throw new DomainError(422, KEY_REUSED, {
+              'Idempotency-Key': 'already used within 24 hours with another method, path or body',
+            });
+          }
+          if (state.status === 'claimed') throw new DomainError(409, KEY_IN_FLIGHT);
+          return []; // answered: the caller replays state.response
+        }
+        return [
+          {
+            type: 'idempotency_key_claimed',
+            data: { request_hash: command.requestHash, method: command.method, path: command.path },
+          },
+        ];
+      }
+      case 'record':
+        if (state.status !== 'claimed' || state.requestHash !== command.requestHash) return [];
+        return [
+          {
+            type: 'idempotent_response_recorded',
+            data: { request_hash: command.requestHash, ...command.response },
+          },
+        ];
+      case 'release':
+        if (state.status !== 'claimed' || state.requestHash !== command.requestHash) return [];
+        return [
+          {
+            type: 'idempotency_key_released',
+            data: { request_hash: command.requestHash, status: command.status },
+          },
+        ];
+    }
+  },
+};
+
+/** Whether a response is kept for replays: not one that a retry could change. */
+export const isReplayable = (status: number) => status < 500 && status !== 409 && status !== 429;

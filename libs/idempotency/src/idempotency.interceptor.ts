@@ -1,0 +1,123 @@
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import type { Response } from 'express';
+import { createHash } from 'node:crypto';
+import type { Observable } from 'rxjs';
+import { stringify } from 'safe-stable-stringify';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiError, Metrics, ReplayedResponse, VALIDATION_FAILED } from '#des/platform';
+import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
+import { ChangeIdempotencyKey } from './idempotency.commands';
+import { isReplayable, StoredResponse } from './idempotency.decider';
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const KEY = /^[\x21-\x7e]{1,255}$/;
+/** Responses larger than this are not kept (writes answer small documents). */
+const MAX_RECORDED_BYTES = 256 * 1024;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * `Idempotency-Key` on every write: the first request with a key claims it
+ * in the log and its response is recorded there before it is sent; the same
+ * request again within 24 h is answered that response and runs nothing. Runs
+ * after authentication, so only the key's own organization can replay it.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly logger = new Logger('idempotency');
+
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly metrics: Metrics,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const key = req.headers['idempotency-key'];
+    if (key === undefined || !WRITES.has(req.method) || !req.principal) return next.handle();
+    if (typeof key !== 'string' || !KEY.test(key)) {
+      throw new ApiError(400, VALIDATION_FAILED, {
+        'Idempotency-Key': 'must be 1 to 255 visible ASCII characters, given once',
+      });
+    }
+    const { org } = req.principal;
+    const keyHash = sha256(key);
+    const requestHash = sha256(`${req.method} ${req.originalUrl}\n${stringify(req.body ?? null)}`);
+    const metadata = requestMetadata(req);
+    const claim = await this.commands
+      .execute(
+        new ChangeIdempotencyKey(
+          org,
+          keyHash,
+          { kind: 'claim', requestHash, method: req.method, path: req.originalUrl },
+          metadata,
+        ),
+      )
+      .catch((error: unknown) => {
+        this.metrics.idempotentRequests.inc({ outcome: 'refused' });
+        throw error;
+      });
+    if (claim.events.length === 0 && claim.state.status === 'answered') {
+      this.metrics.idempotentRequests.inc({ outcome: 'replayed' });
+      const { status, content_type, body } = claim.state.response;
+      throw new ReplayedResponse(status, content_type, body);
+    }
+    this.keepResponse(context.switchToHttp().getResponse<Response>(), (status, response) =>
+      this.commands.execute(
+        new ChangeIdempotencyKey(
+          org,
+          keyHash,
+          response ? { kind: 'record', requestHash, response } : { kind: 'release', requestHash, status },
+          metadata,
+        ),
+      ),
+    );
+    return next.handle();
+  }
+
+  /**
+   * Holds the end of the response until `settle` has recorded it (or, for one
+   * a retry could change, released the key), so a client never sees an answer
+   * that a retry would not get again. A failure to record is logged; the
+   * answer still goes out (the write itself is done).
+   */
+  private keepResponse(
+    res: Response,
+    settle: (status: number, response: StoredResponse | null) => Promise<unknown>,
+  ): void {
+    const chunks: Buffer[] = [];
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    const keep = (chunk: unknown, encoding: unknown) => {
+      if (typeof chunk === 'string')
+        chunks.push(Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
+      else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+    };
+    res.write = ((...args: unknown[]) => {
+      keep(args[0], args[1]);
+      return write(...args);
+    }) as Response['write'];
+    res.end = ((...args: unknown[]) => {
+      if (typeof args[0] !== 'function') keep(args[0], args[1]);
+      const body = Buffer.concat(chunks);
+      const contentType = res.getHeader('content-type');
+      const kept =
+        isReplayable(res.statusCode) && body.length <= MAX_RECORDED_BYTES
+          ? {
+              status: res.statusCode,
+              content_type: contentType ? String(contentType) : null,
+              body: body.toString('utf8'),
+            }
+          : null;
+      this.metrics.idempotentRequests.inc({ outcome: kept ? 'executed' : 'released' });
+      settle(res.statusCode, kept)
+        .catch((error: unknown) =>
+          this.logger.warn(
+            `Idempotency-Key response not recorded: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        )
+        .finally(() => end(...args));
+      return res;
+    }) as Response['end'];
+  }
+}

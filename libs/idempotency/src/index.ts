@@ -1,0 +1,3 @@
+export * from './idempotency.module';
+export * from './idempotency.decider';
+export * from './idempotency.commands';

@@ -1,0 +1,19 @@
+import type { Type } from '@nestjs/common';
+import type { Projection, Reaction } from '#des/projections';
+import type { QueueConsumer } from './queue-workers.module';
+
+/**
+ * What a feature library contributes to the service: its Nest module
+ * (controllers, command handlers, providers) and what the background roles
+ * run for it. `libs/service` lists every feature once; the processes take
+ * what their role needs from that list.
+ */
+export interface ServiceFeature {
+  module: Type;
+  /** Read models, applied by the projector and rebuilt by the CLI. */
+  projections?: Projection[];
+  /** Reactions over the log, run by the projector after each batch. */
+  reactions?: Reaction[];
+  /** Queue consumers (providers of `module`) that the worker role starts. */
+  queueConsumers?: Type<QueueConsumer>[];
+}

@@ -1,0 +1,2 @@
+export * from './pdf-renderer';
+export * from './html';

@@ -1,0 +1,30 @@
+import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiError, READ_STORE, Requires } from '#des/platform';
+import { withoutInternals } from '#des/projections';
+import type { ReadStore } from '#des/read-store';
+import { REPOS } from '#des/trails';
+
+/** Repositories, registered from the `repo_info` of trails and artifacts. */
+@ApiTags('evidence')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller('repos')
+export class ReposController {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  @Get(':org')
+  @Requires('reader')
+  async list(@Param('org') org: string) {
+    return (await this.reads.collection(REPOS).find({ org }, { sort: { name: 1 } })).map(withoutInternals);
+  }
+
+  @Get(':org/:name')
+  @Requires('reader')
+  @ApiParam({ name: 'name', description: 'URL-encoded when it holds a "/" (acme%2Fbackend)' })
+  async read(@Param('org') org: string, @Param('name') name: string) {
+    const doc = await this.reads.collection(REPOS).findOne({ _id: `${org}/${name}` });
+    if (!doc) throw new ApiError(404, 'Repo not found');
+    return withoutInternals(doc);
+  }
+}

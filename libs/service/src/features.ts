@@ -1,0 +1,40 @@
+import type { Type } from '@nestjs/common';
+import type { QueueConsumer, ServiceFeature } from '#des/platform';
+import { Projection, Reaction, streamStatsProjection } from '#des/projections';
+import { accountsFeature } from '#des/accounts';
+import { idempotencyFeature } from '#des/idempotency';
+import { environmentsFeature } from '#des/environments';
+import { flowsFeature } from '#des/flows';
+import { trailsFeature } from '#des/trails';
+import { attestationTypesFeature } from '#des/attestation-types';
+import { reposFeature } from '#des/repos';
+import { evaluationsFeature } from '#des/evaluations';
+
+/** Every feature of the service, once; a new feature library joins here. */
+export const features: ServiceFeature[] = [
+  accountsFeature,
+  idempotencyFeature,
+  environmentsFeature,
+  flowsFeature,
+  trailsFeature,
+  attestationTypesFeature,
+  reposFeature,
+  evaluationsFeature,
+];
+
+/** Every read model of the service; the projector runs them, the CLI rebuilds them. */
+export const allProjections: Projection[] = [
+  streamStatsProjection,
+  ...features.flatMap((f) => f.projections ?? []),
+];
+
+/** Every reaction: run by the projector after each batch. */
+export const allReactions: Reaction[] = features.flatMap((f) => f.reactions ?? []);
+
+/** Every queue consumer: started by the worker role. */
+export const allQueueConsumers: Type<QueueConsumer>[] = features.flatMap((f) => f.queueConsumers ?? []);
+
+/** The feature modules that provide the queue consumers (what a worker process loads). */
+export const workerFeatureModules: Type[] = features
+  .filter((f) => f.queueConsumers?.length)
+  .map((f) => f.module);

@@ -1,0 +1,3 @@
+export * from './app.module';
+export * from './http-app';
+export * from './features';

@@ -1,0 +1,171 @@
+import Ajv from 'ajv';
+import { schemaFieldErrors } from '#des/platform';
+
+import type { AttestationType } from './trail.events';
+
+const NAME = '^[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*$';
+const common = {
+  attestation_name: { type: 'string', pattern: NAME, maxLength: 128 },
+  description: { type: 'string', maxLength: 5000 },
+  artifact_fingerprint: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  target_artifacts: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 100,
+    items: { type: 'string', minLength: 1, maxLength: 256 },
+  },
+  origin_url: { type: 'string', maxLength: 2048 },
+  user_data: { type: 'object' },
+};
+
+/** Each type's own fields, and how it decides compliance (as the field's CLI does). */
+const TYPES: Record<
+  AttestationType,
+  { properties: Record<string, unknown>; required: string[]; compliant: (body: Body) => boolean }
+> = {
+  generic: {
+    properties: { is_compliant: { type: 'boolean' } },
+    required: [],
+    compliant: (b) => b.is_compliant !== false,
+  },
+  junit: {
+    properties: {
+      junit_results: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          required: ['name', 'tests', 'failures', 'errors'],
+          properties: {
+            name: { type: 'string' },
+            tests: { type: 'integer', minimum: 0 },
+            failures: { type: 'integer', minimum: 0 },
+            errors: { type: 'integer', minimum: 0 },
+            skipped: { type: 'integer', minimum: 0 },
+            duration: { type: 'number', minimum: 0 },
+          },
+        },
+      },
+    },
+    required: ['junit_results'],
+    compliant: (b) =>
+      (b.junit_results as { failures: number; errors: number }[]).every(
+        (s) => s.failures === 0 && s.errors === 0,
+      ),
+  },
+  snyk: {
+    properties: {
+      snyk_results: {
+        type: 'object',
+        required: ['vulnerabilities'],
+        properties: { vulnerabilities: { type: 'array', items: { type: 'object' } } },
+      },
+    },
+    required: ['snyk_results'],
+    compliant: (b) => (b.snyk_results as { vulnerabilities: unknown[] }).vulnerabilities.length === 0,
+  },
+  pull_request: {
+    properties: {
+      pull_requests: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['url'],
+          properties: {
+            url: { type: 'string' },
+            state: { type: 'string' },
+            author: { type: 'string' },
+            title: { type: 'string' },
+          },
+        },
+      },
+    },
+    required: ['pull_requests'],
+    compliant: (b) => (b.pull_requests as unknown[]).length > 0,
+  },
+  custom: {
+    properties: {
+      type_name: { type: 'string', pattern: NAME, maxLength: 128 },
+      attestation_data: {},
+    },
+    required: ['type_name', 'attestation_data'],
+    // Decided against the custom type's schema and jq rules by the caller (evaluateCustom).
+    compliant: () => false,
+  },
+  jira: {
+    properties: {
+      jira_results: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          required: ['issue_key', 'issue_exists'],
+          properties: {
+            issue_key: { type: 'string' },
+            issue_exists: { type: 'boolean' },
+            summary: { type: 'string' },
+          },
+        },
+      },
+    },
+    required: ['jira_results'],
+    compliant: (b) => (b.jira_results as { issue_exists: boolean }[]).every((i) => i.issue_exists),
+  },
+};
+
+type Body = Record<string, unknown>;
+const ajv = new Ajv({ allErrors: true });
+const validators = Object.fromEntries(
+  Object.entries(TYPES).map(([type, t]) => [
+    type,
+    ajv.compile<Body>({
+      type: 'object',
+      additionalProperties: false,
+      required: ['attestation_name', ...t.required],
+      properties: { ...common, ...t.properties },
+    }),
+  ]),
+) as Record<AttestationType, ReturnType<typeof ajv.compile<Body>>>;
+
+export interface ParsedAttestation {
+  name: string;
+  compliant: boolean;
+  artifactFingerprint: string | null;
+  targets: string[];
+  description: string;
+  originUrl: string | null;
+  userData: Record<string, unknown>;
+  evidence: Record<string, unknown>;
+}
+
+/** The attestation, or field path → message for every problem. */
+export function parseAttestation(
+  type: AttestationType,
+  body: unknown,
+): ParsedAttestation | { errors: Record<string, string> } {
+  const validate = validators[type];
+  if (!validate(body)) return { errors: schemaFieldErrors(validate.errors) };
+  const valid = body as Body;
+  const {
+    attestation_name,
+    description,
+    artifact_fingerprint,
+    target_artifacts,
+    origin_url,
+    user_data,
+    ...evidence
+  } = valid;
+  if (artifact_fingerprint !== undefined && target_artifacts !== undefined) {
+    return { errors: { target_artifacts: 'give artifact_fingerprint or target_artifacts, not both' } };
+  }
+  return {
+    name: attestation_name as string,
+    compliant: TYPES[type].compliant(valid),
+    artifactFingerprint: (artifact_fingerprint as string | undefined) ?? null,
+    targets: (target_artifacts as string[] | undefined) ?? [],
+    description: (description as string | undefined) ?? '',
+    originUrl: (origin_url as string | undefined) ?? null,
+    userData: (user_data as Record<string, unknown> | undefined) ?? {},
+    evidence,
+  };
+}

@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { deciderSpec } from '#des/platform/testing';
+import { parseAttestation } from './attestation-types';
+import { TrailCommand, trailDecider } from './trail.decider';
+import type { ArtifactData, AttestationData, TrailData, TrailEvent } from './trail.events';
+import { evolveTrailView, trailCompliance, TrailView } from './trail.view';
+
+const fp = 'a'.repeat(64);
+const trail: TrailData = {
+  flow: 'backend',
+  name: 'main-1',
+  description: '',
+  git_commit_info: { sha1: 'abc' },
+  repo_info: null,
+  origin_url: null,
+  user_data: {},
+};
+const attestation = (name: string, compliant: boolean, artifact: string | null = null): AttestationData => ({
+  id: name,
+  name,
+  type: 'generic',
+  compliant,
+  artifact_fingerprint: artifact,
+  description: '',
+  origin_url: null,
+  user_data: {},
+  evidence: {},
+});
+const artifactData: ArtifactData = {
+  fingerprint: fp,
+  filename: 'backend:1',
+  git_commit: 'abc',
+  git_commit_info: null,
+  build_url: null,
+  commit_url: null,
+  repo_info: null,
+  template_reference_name: 'backend',
+};
+const artifact: TrailEvent = { type: 'artifact_reported', data: artifactData };
+const { given } = deciderSpec(trailDecider);
+const view = (events: TrailEvent[]) =>
+  events.reduce<TrailView | null>((v, e, i) => evolveTrailView(v, 'acme', e, 1_000_000 * (i + 1)), null)!;
+
+describe('trail decider', () => {
+  const begun: TrailEvent = { type: 'trail_reported', data: trail };
+  const attest = (a: AttestationData, targets?: string[]): TrailCommand => ({
+    kind: 'report_attestation',
+    attestation: a,
+    targets,
+  });
+
+  it('reports a trail, then updates it only when it changed', () => {
+    given().when({ kind: 'put_trail', trail }).then([begun]);
+    given(begun).when({ kind: 'put_trail', trail }).then([]);
+    const described = { ...trail, description: 'release 1' };
+    given(begun)
+      .when({ kind: 'put_trail', trail: described })
+      .then([{ type: 'trail_updated', data: described }]);
+  });
+
+  it('refuses evidence for an unknown trail or artifact', () => {
+    given()
+      .when(attest(attestation('x', true)))
+      .thenError(404, 'Trail not found');
+    given().when({ kind: 'report_artifact', artifact: artifactData }).thenError(404, 'Trail not found');
+    given(begun)
+      .when(attest(attestation('x', true, fp)))
+      .thenError(404, 'Artifact not found in trail', {
+        artifact_fingerprint: `no artifact ${fp} was reported in this trail`,
+      });
+  });
+
+  it('attests each artifact a target names, by template name or fingerprint', () => {
+    given(begun, artifact)
+      .when(attest(attestation('scan', true), ['backend']))
+      .then([{ type: 'attestation_reported', data: { ...attestation('scan', true, fp), id: `scan/${fp}` } }]);
+    given(begun, artifact)
+      .when(attest(attestation('scan', true), ['frontend']))
+      .thenError(404, 'Artifact not found in trail', {
+        'target_artifacts[0]': "no artifact 'frontend' was reported in this trail",
+      });
+  });
+});
+
+describe('trail view and compliance', () => {
+  const begun: TrailEvent = { type: 'trail_reported', data: trail };
+  const template = {
+    trail: { attestations: [{ name: 'tests', type: 'junit' }] },
+    artifacts: [{ name: 'backend', attestations: [{ name: 'scan', type: 'snyk' }] }],
+  };
+
+  it('keeps the latest attestation of a name, on the trail and per artifact, with a timeline', () => {
+    const v = view([
+      begun,
+      artifact,
+      { type: 'attestation_reported', data: attestation('tests', false) },
+      { type: 'attestation_reported', data: attestation('tests', true) },
+      { type: 'attestation_reported', data: attestation('scan', true, fp) },
+    ]);
+    assert.equal(v.attestations.tests.compliant, true);
+    assert.equal(v.artifacts[0].attestations.scan.compliant, true);
+    assert.deepEqual(
+      v.events.map((e) => e.type),
+      [
+        'trail_reported',
+        'artifact_reported',
+        'attestation_reported',
+        'attestation_reported',
+        'attestation_reported',
+      ],
+    );
+    assert.equal(v.created_at, 1);
+    assert.equal(v.last_modified_at, 5);
+  });
+
+  it('is INCOMPLETE, COMPLIANT or NON-COMPLIANT against a template', () => {
+    assert.deepEqual(trailCompliance(view([begun, artifact]), template), {
+      status: 'INCOMPLETE',
+      missing: ['tests', 'artifact/backend/scan'],
+      failing: [],
+    });
+    const done = [
+      begun,
+      artifact,
+      { type: 'attestation_reported', data: attestation('tests', true) },
+      { type: 'attestation_reported', data: attestation('scan', true, fp) },
+    ] as TrailEvent[];
+    assert.equal(trailCompliance(view(done), template).status, 'COMPLIANT');
+    const failing = [
+      ...done,
+      { type: 'attestation_reported', data: attestation('scan', false, fp) },
+    ] as TrailEvent[];
+    assert.deepEqual(trailCompliance(view(failing), template).failing, ['artifact/backend/scan']);
+    assert.equal(
+      trailCompliance(view([begun]), { artifacts: [{ name: 'backend' }] }).missing[0],
+      'artifact/backend',
+    );
+  });
+
+  it('without a template, follows the attestations made', () => {
+    assert.equal(trailCompliance(view([begun]), null).status, 'INCOMPLETE');
+    assert.equal(
+      trailCompliance(view([begun, { type: 'attestation_reported', data: attestation('x', true) }]), null)
+        .status,
+      'COMPLIANT',
+    );
+    assert.equal(
+      trailCompliance(view([begun, { type: 'attestation_reported', data: attestation('x', false) }]), null)
+        .status,
+      'NON-COMPLIANT',
+    );
+  });
+});
+
+describe('attestation types', () => {
+  const ok = (type: Parameters<typeof parseAttestation>[0], body: Record<string, unknown>) => {
+    const r = parseAttestation(type, { attestation_name: 'a', ...body });
+    assert.ok(!('errors' in r), JSON.stringify(r));
+    return r.compliant;
+  };
+  it('decides compliance per type', () => {
+    assert.equal(ok('generic', {}), true);
+    assert.equal(ok('generic', { is_compliant: false }), false);
+    assert.equal(ok('junit', { junit_results: [{ name: 's', tests: 3, failures: 0, errors: 0 }] }), true);
+    assert.equal(ok('junit', { junit_results: [{ name: 's', tests: 3, failures: 0, errors: 1 }] }), false);
+    assert.equal(ok('snyk', { snyk_results: { vulnerabilities: [] } }), true);
+    assert.equal(ok('snyk', { snyk_results: { vulnerabilities: [{ id: 'SNYK-1' }] } }), false);
+    assert.equal(ok('pull_request', { pull_requests: [{ url: 'https://git/pr/1' }] }), true);
+    assert.equal(ok('pull_request', { pull_requests: [] }), false);
+    assert.equal(ok('jira', { jira_results: [{ issue_key: 'X-1', issue_exists: true }] }), true);
+    assert.equal(
+      ok('jira', {
+        jira_results: [
+          { issue_key: 'X-1', issue_exists: true },
+          { issue_key: 'X-2', issue_exists: false },
+        ],
+      }),
+      false,
+    );
+  });
+  it('names each bad field', () => {
+    const r = parseAttestation('junit', {
+      attestation_name: '-bad',
+      junit_results: [{ name: 's', tests: -1 }],
+      colour: 'red',
+    });
+    assert.ok('errors' in r);
+    assert.deepEqual(Object.keys(r.errors).sort(), [
+      'attestation_name',
+      'colour',
+      'junit_results[0].errors',
+      'junit_results[0].failures',
+      'junit_results[0].tests',
+    ]);
+  });
+});

@@ -1,0 +1,277 @@
+import { Body, Controller, Get, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { TrailTimeMachine } from './trail-time-machine';
+import type { PdfRenderer } from '#des/reports';
+import { PDF_RENDERER } from './pdf-renderer.provider';
+import { trailAuditHtml } from './trail-audit-report';
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'express';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiError, READ_STORE, Requires } from '#des/platform';
+import type { Doc, ReadStore } from '#des/read-store';
+import { withoutInternals } from '#des/projections';
+import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
+import type { FlowTemplate } from '#des/flows';
+import { FLOWS, flowId } from '#des/flows';
+import { parseAttestation } from './attestation-types';
+import { ATTESTATION_TYPES_COLLECTION, attestationTypeId, evaluateCustom } from '#des/attestation-types';
+import { ChangeTrail } from './trail.commands';
+import { ATTESTATION_TYPES, AttestationType } from './trail.events';
+import { ArtifactView, trailAsShown, trailCompliance, TrailView } from './trail.view';
+import { AtQuery, PutTrailDto, ReportArtifactDto } from './trails.dto';
+import { ARTIFACTS, artifactId, TRAILS, trailId } from './trails.projection';
+
+/** Trails, the artifacts they built and the attestations made on them. */
+@ApiTags('evidence')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller()
+export class TrailsController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(PDF_RENDERER) private readonly pdf: PdfRenderer,
+    private readonly timeMachine: TrailTimeMachine,
+  ) {}
+
+  @Put('trails/:org/:flow')
+  @Requires('member')
+  async putTrail(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Body() body: PutTrailDto,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    await this.flow(org, flow);
+    const trail = {
+      flow,
+      name: body.name,
+      description: body.description ?? '',
+      git_commit_info: body.git_commit_info ? { ...body.git_commit_info } : null,
+      repo_info: body.repo_info ? { ...body.repo_info } : null,
+      origin_url: body.origin_url ?? null,
+      user_data: body.user_data ?? {},
+    };
+    const done = await this.commands.execute(
+      new ChangeTrail(org, flow, body.name, { kind: 'put_trail', trail }, requestMetadata(req)),
+    );
+    res.status(done.events[0]?.type === 'trail_reported' ? 201 : 200);
+    return this.trailWithCompliance(org, flow, body.name);
+  }
+
+  @Get('trails/:org/:flow')
+  @Requires('reader')
+  async listTrails(@Param('org') org: string, @Param('flow') flow: string) {
+    const template = (await this.flow(org, flow)).template as FlowTemplate | null;
+    const docs = await this.reads.collection(TRAILS).find({ org, flow }, { sort: { created_at: -1 } });
+    return docs.map((d) => {
+      const view = withoutInternals(d) as unknown as TrailView;
+      return {
+        name: view.name,
+        description: view.description,
+        git_commit_info: view.git_commit_info,
+        created_at: view.created_at,
+        last_modified_at: view.last_modified_at,
+        compliance_status: trailCompliance(view, template),
+      };
+    });
+  }
+
+  @Get('trails/:org/:flow/:trail')
+  @Requires('reader')
+  @ApiQuery({
+    name: 'at',
+    required: false,
+    description: 'UNIX seconds: the trail as it was at that recorded instant',
+  })
+  async readTrail(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('trail') trail: string,
+    @Query() query: AtQuery,
+  ) {
+    if (query.at === undefined) return this.trailWithCompliance(org, flow, trail);
+    const past = await this.timeMachine.at(org, flow, trail, query.at);
+    if (!past.flowExists) throw new ApiError(404, 'Flow not found');
+    if (!past.view) throw new ApiError(404, 'Trail not found');
+    return trailAsShown(past.view, past.template);
+  }
+
+  /** Endpoint 13: the trail audit report as PDF. */
+  @Get('trails/:org/:flow/:trail/audit_pdf')
+  @Requires('reader')
+  @ApiProduces('application/pdf')
+  async auditPdf(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('trail') trail: string,
+    @Res() res: Response,
+  ) {
+    const flowDoc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
+    const doc = flowDoc
+      ? await this.reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) })
+      : null;
+    if (!flowDoc || !doc) throw new ApiError(404, 'Flow or trail not found');
+    const view = withoutInternals(doc) as unknown as TrailView;
+    const now = Date.now() / 1000;
+    const pdf = await this.pdf.render(
+      trailAuditHtml(view, trailCompliance(view, flowDoc.template as FlowTemplate | null), now, now),
+    );
+    res
+      .status(200)
+      .type('application/pdf')
+      .setHeader(
+        'Content-Disposition',
+        `attachment; filename="${`${flow}-${trail}`.replace(/[^\w.-]/g, '_')}-audit.pdf"`,
+      );
+    res.send(pdf);
+  }
+
+  @Post('artifacts/:org/:flow')
+  @Requires('member')
+  async reportArtifact(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Body() body: ReportArtifactDto,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    await this.flow(org, flow);
+    const artifact = {
+      fingerprint: body.fingerprint,
+      filename: body.filename,
+      git_commit: body.git_commit ?? body.git_commit_info?.sha1 ?? null,
+      git_commit_info: body.git_commit_info ? { ...body.git_commit_info } : null,
+      build_url: body.build_url ?? null,
+      commit_url: body.commit_url ?? null,
+      repo_info: body.repo_info ? { ...body.repo_info } : null,
+      template_reference_name: body.template_reference_name ?? null,
+    };
+    await this.commands.execute(
+      new ChangeTrail(
+        org,
+        flow,
+        body.trail_name,
+        { kind: 'report_artifact', artifact },
+        requestMetadata(req),
+      ),
+    );
+    res.status(201);
+    return this.artifact(org, flow, body.fingerprint);
+  }
+
+  @Get('artifacts/:org/:flow/:fingerprint')
+  @Requires('reader')
+  async readArtifact(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('fingerprint') fingerprint: string,
+  ) {
+    await this.flow(org, flow);
+    return this.artifact(org, flow, fingerprint);
+  }
+
+  @Post('attestations/:org/:flow/trail/:trail/:type')
+  @Requires('member')
+  @ApiBody({
+    description:
+      "attestation_name, optional artifact_fingerprint, description, origin_url, user_data, and the type's evidence",
+  })
+  async attest(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('trail') trail: string,
+    @Param('type') type: string,
+    @Body() body: unknown,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    if (!(ATTESTATION_TYPES as readonly string[]).includes(type)) {
+      throw new ApiError(400, 'Input payload validation failed', {
+        type: `unknown attestation type '${type}'; known: ${ATTESTATION_TYPES.join(', ')}`,
+      });
+    }
+    const parsed = parseAttestation(type as AttestationType, body);
+    if ('errors' in parsed) throw new ApiError(400, 'Input payload validation failed', parsed.errors);
+    await this.flow(org, flow);
+    if (type === 'custom') Object.assign(parsed, await this.custom(org, parsed.evidence));
+    const attestation = {
+      id: randomUUID(),
+      name: parsed.name,
+      type: type as AttestationType,
+      compliant: parsed.compliant,
+      artifact_fingerprint: parsed.artifactFingerprint,
+      description: parsed.description,
+      origin_url: parsed.originUrl,
+      user_data: parsed.userData,
+      evidence: parsed.evidence,
+    };
+    await this.commands.execute(
+      new ChangeTrail(
+        org,
+        flow,
+        trail,
+        { kind: 'report_attestation', attestation, targets: parsed.targets },
+        requestMetadata(req),
+      ),
+    );
+    res.status(201);
+    const { artifact_fingerprint, ...rest } = attestation;
+    return { ...rest, ...(artifact_fingerprint ? { artifact_fingerprint } : {}), flow, trail };
+  }
+
+  /** A custom attestation: its type must exist and be live; compliant when the data passes its schema and jq rules. */
+  private async custom(org: string, evidence: Record<string, unknown>) {
+    const typeName = evidence.type_name as string;
+    const type = await this.reads
+      .collection(ATTESTATION_TYPES_COLLECTION)
+      .findOne({ _id: attestationTypeId(org, typeName) });
+    if (!type) throw new ApiError(404, 'Custom attestation type not found');
+    if (type.archived) {
+      throw new ApiError(400, `Custom attestation type '${typeName}' is archived`, {
+        type_name: `'${typeName}' is archived and takes no new attestations`,
+      });
+    }
+    const verdict = await evaluateCustom(
+      type.schema as Record<string, unknown>,
+      type.jq_rules as string[],
+      evidence.attestation_data,
+    );
+    return {
+      compliant: verdict.compliant,
+      evidence: { ...evidence, schema_errors: verdict.schema_errors, rule_results: verdict.rule_results },
+    };
+  }
+
+  private async flow(org: string, flow: string): Promise<Doc> {
+    const doc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
+    if (!doc) throw new ApiError(404, 'Flow not found');
+    return doc;
+  }
+
+  private async trailWithCompliance(org: string, flow: string, trail: string) {
+    const template = (await this.flow(org, flow)).template as FlowTemplate | null;
+    const doc = await this.reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) });
+    if (!doc) throw new ApiError(404, 'Trail not found');
+    const view = withoutInternals(doc) as unknown as TrailView;
+    return trailAsShown(view, template);
+  }
+
+  private async artifact(org: string, flow: string, fingerprint: string) {
+    const doc = await this.reads.collection(ARTIFACTS).findOne({ _id: artifactId(org, flow, fingerprint) });
+    if (!doc) throw new ApiError(404, 'Artifact not found');
+    const trail = await this.reads
+      .collection(TRAILS)
+      .findOne({ _id: trailId(org, flow, doc.trail as string) });
+    const inTrail = (trail?.artifacts as ArtifactView[] | undefined)?.find(
+      (a) => a.fingerprint === fingerprint,
+    );
+    return {
+      ...withoutInternals(doc),
+      attestations: inTrail?.attestations ?? {},
+      running: inTrail?.running ?? [],
+      exited: inTrail?.exited ?? [],
+    };
+  }
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import type { ServiceFeature } from '#des/platform';
+import { TrailsController } from './trails.controller';
+import { TrailTimeMachineModule } from './trail-time-machine';
+import { PDF_RENDERER, PdfRendererHost } from './pdf-renderer.provider';
+import { trailsProjection } from './trails.projection';
+
+/** Trails, their artifacts and attestations, and the trail's audit PDF. */
+@Module({
+  imports: [TrailTimeMachineModule],
+  controllers: [TrailsController],
+  providers: [PdfRendererHost, { provide: PDF_RENDERER, useExisting: PdfRendererHost }],
+})
+export class TrailsModule {}
+
+export const trailsFeature: ServiceFeature = { module: TrailsModule, projections: [trailsProjection] };

@@ -1,0 +1,30 @@
+// Compiles the whole project (tests and benchmarks included) into dist-test,
+// then deletes the outputs whose source is gone (a moved or deleted file must
+// not leave an old test or module behind to be run).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+export function compileForTests(root) {
+  const tsc = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+    { cwd: root, stdio: 'inherit' },
+  );
+  if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+  const out = join(root, 'dist-test');
+  const prune = (dir) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) {
+        prune(path);
+        if (readdirSync(path).length === 0) rmSync(path, { recursive: true });
+      } else if (/\.js(\.map)?$/.test(name)) {
+        const source = join(root, relative(out, path)).replace(/\.js(\.map)?$/, '.ts');
+        if (!existsSync(source)) rmSync(path);
+      }
+    }
+  };
+  prune(out);
+  return out;
+}
