@@ -5,3 +5,4 @@ export * from './auth.guard';
 export * from './api-key-secret';
 export * from './organization.decider';
 export * from './organization-bootstrap';
+export * from './beta-features';

@@ -7,14 +7,12 @@ import type { Jobs } from '#des/jobs';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiError, EVENT_STORE, JOBS, READ_STORE, Requires } from '#des/platform';
 import type { ReadStore } from '#des/read-store';
-import { AuthenticatedRequest, requestMetadata, ORGANIZATIONS } from '#des/accounts';
+import { AuthenticatedRequest, requireFeature, requestMetadata } from '#des/accounts';
 import { TrailTimeMachine } from '#des/trails';
 import { evaluationJob } from './evaluation.consumer';
 import { ChangeEvaluation } from './evaluation.commands';
 import { parseEvaluationRequest } from './evaluation-request';
 import { EVALUATIONS } from './evaluations.projection';
-
-export const FEATURE_DISABLED = 'This feature is not enabled for your organization';
 
 /** Endpoint 1 (beta): inline Rego against 1–100 trails at one recorded instant. */
 @ApiTags('evaluations')
@@ -88,9 +86,7 @@ export class EvaluationsController {
     };
   }
 
-  private async requireFeature(org: string): Promise<void> {
-    const organization = await this.reads.collection(ORGANIZATIONS).findOne({ _id: org });
-    if (!(organization?.features as string[] | undefined)?.includes('evaluations'))
-      throw new ApiError(403, FEATURE_DISABLED);
+  private requireFeature(org: string): Promise<void> {
+    return requireFeature(this.reads, org, 'evaluations');
   }
 }

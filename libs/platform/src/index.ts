@@ -18,3 +18,4 @@ export * from './engines';
 export * from './background-process';
 export * from './service-feature';
 export * from './aggregate-command';
+export * from './tags';

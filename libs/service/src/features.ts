@@ -9,6 +9,7 @@ import { trailsFeature } from '#des/trails';
 import { attestationTypesFeature } from '#des/attestation-types';
 import { reposFeature } from '#des/repos';
 import { evaluationsFeature } from '#des/evaluations';
+import { controlsFeature } from '#des/controls';
 
 /** Every feature of the service, once; a new feature library joins here. */
 export const features: ServiceFeature[] = [
@@ -20,6 +21,7 @@ export const features: ServiceFeature[] = [
   attestationTypesFeature,
   reposFeature,
   evaluationsFeature,
+  controlsFeature,
 ];
 
 /** Every read model of the service; the projector runs them, the CLI rebuilds them. */

@@ -1,0 +1,87 @@
+import { describe, it } from 'node:test';
+import { deciderSpec } from '#des/platform/testing';
+import { ControlCommand, controlDecider, ControlEvent } from './control.decider';
+
+const { given } = deciderSpec(controlDecider);
+const links = { standard: 'https://example.com/iso-27001#a12' };
+const create: ControlCommand = {
+  kind: 'create_control',
+  identifier: 'SOC2-CC8.1',
+  name: 'Change management',
+  description: 'Changes are reviewed',
+  links,
+  createdBy: 'admin',
+};
+const created: ControlEvent = {
+  type: 'control_created',
+  data: {
+    identifier: 'SOC2-CC8.1',
+    name: 'Change management',
+    description: 'Changes are reviewed',
+    links,
+    created_by: 'admin',
+    version: 1,
+  },
+};
+const update = (fields: Partial<{ name: string; description: string; links: Record<string, string> }>) =>
+  ({ kind: 'update_control', identifier: 'SOC2-CC8.1', ...fields }) as const;
+const updated = (version: number, fields: object): ControlEvent => {
+  const { name, description } = created.data;
+  return {
+    type: 'control_updated',
+    data: { identifier: 'SOC2-CC8.1', name, description, links, ...fields, version },
+  };
+};
+
+describe('control decider', () => {
+  it('creates a control at version 1, once', () => {
+    given().when(create).then([created]);
+    given(created).when(create).thenError(400, 'Input payload validation failed', {
+      identifier: "a control 'SOC2-CC8.1' already exists; update it with PUT",
+    });
+  });
+
+  it('adds a version on each change; the same fields again change nothing', () => {
+    const v2 = updated(2, { name: 'Change control' });
+    given(created)
+      .when(update({ name: 'Change control' }))
+      .then([v2]);
+    given(created, v2)
+      .when(update({ description: 'Every change is reviewed' }))
+      .then([updated(3, { name: 'Change control', description: 'Every change is reviewed' })]);
+    given(created, v2)
+      .when(update({ name: 'Change control', links }))
+      .then([]);
+    given(created).when(update({})).then([]);
+  });
+
+  it('refuses to update an unknown control', () => {
+    given()
+      .when(update({ name: 'x' }))
+      .thenError(404, 'Control not found');
+  });
+
+  it('changes tags without a new version, and only what changes', () => {
+    const tag = (set_tags: Record<string, string>, remove_tags: string[] = []): ControlCommand => ({
+      kind: 'change_tags',
+      identifier: 'SOC2-CC8.1',
+      change: { set_tags, remove_tags },
+    });
+    const tagged: ControlEvent = {
+      type: 'tags_changed',
+      data: { set_tags: { owner: 'sec' }, remove_tags: [], tags: { owner: 'sec' } },
+    };
+    given(created)
+      .when(tag({ owner: 'sec' }))
+      .then([tagged]);
+    given(created, tagged)
+      .when(tag({ owner: 'sec' }))
+      .then([]);
+    given(created, tagged)
+      .when(tag({}, ['owner']))
+      .then([{ type: 'tags_changed', data: { set_tags: {}, remove_tags: ['owner'], tags: {} } }]);
+    given()
+      .when(tag({ owner: 'sec' }))
+      .thenError(404, 'Resource not found');
+  });
+});

@@ -1,0 +1,122 @@
+import { Body, Controller, Get, Inject, Param, Post, Put, Req } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiError, READ_STORE, Requires, VALIDATION_FAILED } from '#des/platform';
+import type { Doc, ReadStore } from '#des/read-store';
+import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/accounts';
+import { ChangeControl } from './control.commands';
+import { CONTROL_NOT_FOUND, type Links } from './control.decider';
+import { CreateControlDto, UpdateControlDto } from './controls.dto';
+import { CONTROLS, controlId } from './controls.projection';
+
+/** A control as endpoint 2 answers it: every field of the spec's Control table. */
+const controlView = (doc: Doc) => ({
+  identifier: doc.identifier,
+  name: doc.name,
+  version: doc.version,
+  created_by: doc.created_by,
+  description: doc.description,
+  links: doc.links,
+  created_at: doc.created_at,
+  last_modified_at: doc.last_modified_at,
+  tags: doc.tags,
+  archived: doc.archived,
+  // Filled from the policies' attestation rules (`for_control`) once environment policies exist.
+  policies_referencing: [] as string[],
+});
+
+/** Links are named URLs: every value a string. */
+function linkErrors(links: Links | undefined): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const [name, url] of Object.entries(links ?? {}))
+    if (typeof url !== 'string') errors[`links.${name}`] = 'a link is a string (its URL)';
+  return errors;
+}
+
+/** Controls (beta, endpoint 2): compliance controls the policies refer to. */
+@ApiTags('controls')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller('controls')
+export class ControlsController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+  ) {}
+
+  @Post(':org')
+  @Requires('member')
+  async create(@Param('org') org: string, @Body() body: CreateControlDto, @Req() req: AuthenticatedRequest) {
+    await requireFeature(this.reads, org, 'controls');
+    this.validate(body);
+    await this.commands.execute(
+      new ChangeControl(
+        org,
+        {
+          kind: 'create_control',
+          identifier: body.identifier,
+          name: body.name,
+          description: body.description ?? '',
+          links: body.links ?? {},
+          createdBy: req.principal.account,
+        },
+        requestMetadata(req),
+      ),
+    );
+    return controlView(await this.control(org, body.identifier));
+  }
+
+  @Get(':org')
+  @Requires('reader')
+  async list(@Param('org') org: string) {
+    await requireFeature(this.reads, org, 'controls');
+    return (await this.reads.collection(CONTROLS).find({ org }, { sort: { identifier: 1 } })).map(
+      controlView,
+    );
+  }
+
+  @Get(':org/:identifier')
+  @Requires('reader')
+  async read(@Param('org') org: string, @Param('identifier') identifier: string) {
+    await requireFeature(this.reads, org, 'controls');
+    return controlView(await this.control(org, identifier));
+  }
+
+  /** Endpoint 2: a new version when a field changes; the same body again keeps the version. */
+  @Put(':org/:identifier')
+  @Requires('member')
+  async update(
+    @Param('org') org: string,
+    @Param('identifier') identifier: string,
+    @Body() body: UpdateControlDto,
+    @Req() req: AuthenticatedRequest,
+  ) {
+    await requireFeature(this.reads, org, 'controls');
+    this.validate(body);
+    await this.commands.execute(
+      new ChangeControl(
+        org,
+        {
+          kind: 'update_control',
+          identifier,
+          name: body.name,
+          description: body.description,
+          links: body.links,
+        },
+        requestMetadata(req),
+      ),
+    );
+    return controlView(await this.control(org, identifier));
+  }
+
+  private validate(body: UpdateControlDto): void {
+    const errors = linkErrors(body.links);
+    if (Object.keys(errors).length) throw new ApiError(400, VALIDATION_FAILED, errors);
+  }
+
+  private async control(org: string, identifier: string): Promise<Doc> {
+    const doc = await this.reads.collection(CONTROLS).findOne({ _id: controlId(org, identifier) });
+    if (!doc) throw new ApiError(404, CONTROL_NOT_FOUND);
+    return doc;
+  }
+}

@@ -1,0 +1,53 @@
+import { microsToSeconds } from '#des/event-store';
+import type { Projection } from '#des/projections';
+import type { ControlEvent } from './control.decider';
+
+export const CONTROLS = 'controls';
+export const controlId = (org: string, identifier: string) => `${org}/${identifier}`;
+
+const identifierOf = (stream: string) => stream.slice(stream.indexOf('/') + 1);
+
+export const controlsProjection: Projection = {
+  name: 'controls',
+  collections: [{ name: CONTROLS, indexes: [{ name: 'by_org', keys: { org: 1, identifier: 1 } }] }],
+  project(stored) {
+    if (!stored.stream.startsWith('control-')) return [];
+    const org = stored.metadata.org as string;
+    const at = microsToSeconds(stored.recordedAt);
+    const event = { type: stored.type, data: stored.data } as ControlEvent;
+    const id = controlId(org, identifierOf(stored.stream));
+    switch (event.type) {
+      case 'control_created': {
+        const { identifier, name, description, links, created_by, version } = event.data;
+        const fields = { org, identifier, name, description, links, version, created_by, tags: {} };
+        return [
+          {
+            collection: CONTROLS,
+            id,
+            update: { $set: { ...fields, archived: false, created_at: at, last_modified_at: at } },
+          },
+        ];
+      }
+      case 'control_updated': {
+        const { name, description, links, version } = event.data;
+        return [
+          {
+            collection: CONTROLS,
+            id,
+            update: { $set: { name, description, links, version, last_modified_at: at } },
+          },
+        ];
+      }
+      case 'tags_changed':
+        return [
+          {
+            collection: CONTROLS,
+            id,
+            update: { $set: { tags: event.data.tags, last_modified_at: at } },
+          },
+        ];
+      default:
+        return [];
+    }
+  },
+};

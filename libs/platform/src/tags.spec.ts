@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { effectiveTagChange, TAG_KEY, withTagChange } from './tags';
+
+describe('tags', () => {
+  const tags = { team: 'core', tier: '1' };
+
+  it('keeps only what a patch changes', () => {
+    assert.deepEqual(
+      effectiveTagChange(tags, { set_tags: { team: 'core', owner: 'ann' }, remove_tags: ['tier', 'nope'] }),
+      {
+        set_tags: { owner: 'ann' },
+        remove_tags: ['tier'],
+      },
+    );
+    assert.equal(effectiveTagChange(tags, { set_tags: { team: 'core' }, remove_tags: ['nope'] }), null);
+  });
+
+  it('removes a key that a patch both sets and removes', () => {
+    const change = effectiveTagChange(tags, { set_tags: { team: 'web' }, remove_tags: ['team'] });
+    assert.deepEqual(change, { set_tags: {}, remove_tags: ['team'] });
+    assert.deepEqual(withTagChange(tags, change!), { tier: '1' });
+  });
+
+  it('applies a change', () => {
+    assert.deepEqual(withTagChange(tags, { set_tags: { tier: '2', owner: 'ann' }, remove_tags: ['team'] }), {
+      tier: '2',
+      owner: 'ann',
+    });
+  });
+
+  it('takes keys that start with a letter or digit and hold letters, digits and - _ . ~', () => {
+    for (const key of ['team', 'a.b-c_d~e', '9lives']) assert.ok(TAG_KEY.test(key), key);
+    for (const key of ['-x', '', 'a b', 'a/b', '.hidden']) assert.ok(!TAG_KEY.test(key), key);
+  });
+});

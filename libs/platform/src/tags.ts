@@ -1,0 +1,40 @@
+import type { DomainEvent } from './decider';
+
+/** What a tag key looks like (the spec's pattern for tag keys). */
+export const TAG_KEY = /^[a-zA-Z0-9][a-zA-Z0-9\-_.~]*$/;
+
+export type Tags = Record<string, string>;
+
+/** A tag patch: keys to set to a value, keys to delete. */
+export type TagChange = {
+  set_tags: Tags;
+  remove_tags: string[];
+};
+
+/** The event of every taggable aggregate (flow, environment, repo, control): the change it made and the tags after it. */
+export type TagsChanged = DomainEvent<'tags_changed', TagChange & { tags: Tags }>;
+
+/**
+ * The part of `change` that changes `tags` (values that differ, keys that
+ * exist), or null when it changes nothing. A key both set and removed is removed.
+ */
+export function effectiveTagChange(tags: Tags, change: TagChange): TagChange | null {
+  const remove_tags = [...new Set(change.remove_tags)].filter((k) => k in tags);
+  const set_tags = Object.fromEntries(
+    Object.entries(change.set_tags).filter(([k, v]) => tags[k] !== v && !change.remove_tags.includes(k)),
+  );
+  return remove_tags.length || Object.keys(set_tags).length ? { set_tags, remove_tags } : null;
+}
+
+/** `tags` after `change`. */
+export function withTagChange(tags: Tags, change: TagChange): Tags {
+  const next = { ...tags, ...change.set_tags };
+  for (const key of change.remove_tags) delete next[key];
+  return next;
+}
+
+/** What a decider answers to a tag patch: one `tags_changed`, or nothing when the patch changes nothing. */
+export function decideTagChange(tags: Tags, requested: TagChange): TagsChanged[] {
+  const change = effectiveTagChange(tags, requested);
+  return change ? [{ type: 'tags_changed', data: { ...change, tags: withTagChange(tags, change) } }] : [];
+}
