@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { deciderSpec } from '#des/platform/testing';
+import { deciderSpec, tagPatch } from '#des/platform/testing';
 import { ControlCommand, controlDecider, ControlEvent } from './control.decider';
 
 const { given } = deciderSpec(controlDecider);
@@ -62,10 +62,10 @@ describe('control decider', () => {
   });
 
   it('changes tags without a new version, and only what changes', () => {
-    const tag = (set_tags: Record<string, string>, remove_tags: string[] = []): ControlCommand => ({
+    const tag = (...change: Parameters<typeof tagPatch>): ControlCommand => ({
       kind: 'change_tags',
       identifier: 'SOC2-CC8.1',
-      change: { set_tags, remove_tags },
+      change: tagPatch(...change),
     });
     const tagged: ControlEvent = {
       type: 'tags_changed',

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Inject, Param, Post, Put, Req } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, READ_STORE, Requires, VALIDATION_FAILED } from '#des/platform';
+import { ApiError, READ_STORE, Requires, tagsOf, VALIDATION_FAILED } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/accounts';
 import { ChangeControl } from './control.commands';
@@ -19,7 +19,7 @@ const controlView = (doc: Doc) => ({
   links: doc.links,
   created_at: doc.created_at,
   last_modified_at: doc.last_modified_at,
-  tags: doc.tags,
+  tags: tagsOf(doc.tags),
   archived: doc.archived,
   // Filled from the policies' attestation rules (`for_control`) once environment policies exist.
   policies_referencing: [] as string[],

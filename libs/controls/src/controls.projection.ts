@@ -1,4 +1,5 @@
 import { microsToSeconds } from '#des/event-store';
+import { storedTags } from '#des/platform';
 import type { Projection } from '#des/projections';
 import type { ControlEvent } from './control.decider';
 
@@ -19,7 +20,7 @@ export const controlsProjection: Projection = {
     switch (event.type) {
       case 'control_created': {
         const { identifier, name, description, links, created_by, version } = event.data;
-        const fields = { org, identifier, name, description, links, version, created_by, tags: {} };
+        const fields = { org, identifier, name, description, links, version, created_by, tags: [] };
         return [
           {
             collection: CONTROLS,
@@ -43,7 +44,7 @@ export const controlsProjection: Projection = {
           {
             collection: CONTROLS,
             id,
-            update: { $set: { tags: event.data.tags, last_modified_at: at } },
+            update: { $set: { tags: storedTags(event.data.tags), last_modified_at: at } },
           },
         ];
       default:

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '#des/platform';
-import { DomainError } from '#des/platform';
+import type { Decider, DomainEvent, TagChange, Tags, TagsChanged } from '#des/platform';
+import { decideTagChange, DomainError } from '#des/platform';
 import { Provenance, RunningArtifact } from './k8s-report';
 
 export const ENVIRONMENT_TYPES = [
@@ -46,11 +46,13 @@ export type EnvironmentEvent =
   | DomainEvent<
       'snapshot_created',
       { name: string; index: number; pods: number; artifacts: SnapshotArtifact[]; entries: SnapshotEntry[] }
-    >;
+    >
+  | TagsChanged;
 
 export type EnvironmentCommand =
   | { kind: 'put_environment'; name: string; type: EnvironmentType; description: string; included: string[] }
-  | { kind: 'report'; name: string; reportType: EnvironmentType; artifacts: RunningArtifact[]; pods: number };
+  | { kind: 'report'; name: string; reportType: EnvironmentType; artifacts: RunningArtifact[]; pods: number }
+  | { kind: 'change_tags'; name: string; change: TagChange };
 
 export interface EnvironmentState {
   exists: boolean;
@@ -59,13 +61,22 @@ export interface EnvironmentState {
   included: string[];
   lastIndex: number;
   running: SnapshotArtifact[];
+  tags: Tags;
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 const provenanceKeys = (a: RunningArtifact) => (a.provenance ?? []).map((p) => `${p.flow}/${p.trail}`).sort();
 
 export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, EnvironmentEvent> = {
-  initialState: { exists: false, type: 'K8S', description: '', included: [], lastIndex: 0, running: [] },
+  initialState: {
+    exists: false,
+    type: 'K8S',
+    description: '',
+    included: [],
+    lastIndex: 0,
+    running: [],
+    tags: {},
+  },
 
   evolve(state, event) {
     switch (event.type) {
@@ -82,11 +93,16 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
         return state;
       case 'snapshot_created':
         return { ...state, lastIndex: event.data.index, running: event.data.artifacts };
+      case 'tags_changed':
+        return { ...state, tags: event.data.tags };
     }
   },
 
   decide(command, state) {
     switch (command.kind) {
+      case 'change_tags':
+        if (!state.exists) throw new DomainError(404, 'Resource not found');
+        return decideTagChange(state.tags, command.change);
       case 'put_environment': {
         const data = {
           type: command.type,

@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, jsonString, READ_STORE, Requires } from '#des/platform';
+import { ApiError, jsonString, READ_STORE, Requires, tagsOf } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
@@ -35,7 +35,7 @@ function environmentView(doc: Doc): EnvironmentView {
     description: doc.description as string,
     last_modified_at: (doc.last_modified_at as number) ?? null,
     include_scaling: false,
-    tags: (doc.tags as Record<string, string>) ?? {},
+    tags: tagsOf(doc.tags),
     last_reported_at: (doc.last_reported_at as number) ?? null,
     last_changed_at: (doc.last_changed_at as number) ?? null,
     state: (doc.state as boolean | undefined) ?? true,

@@ -1,4 +1,5 @@
 import { microsToSeconds } from '#des/event-store';
+import { storedTags } from '#des/platform';
 import type { DocWrite, Projection } from '#des/projections';
 import type { EnvironmentEvent, SnapshotEntry } from './environment.decider';
 import { imageName } from './k8s-report';
@@ -45,6 +46,7 @@ export const environmentsProjection: Projection = {
     { name: ENVIRONMENT_EVENTS, indexes: [{ name: 'by_env_seq', keys: { org: 1, environment: 1, seq: 1 } }] },
   ],
   project(stored) {
+    if (!stored.stream.startsWith('environment-')) return [];
     const org = stored.metadata.org as string;
     const at = microsToSeconds(stored.recordedAt);
     const event = { type: stored.type, data: stored.data } as EnvironmentEvent;
@@ -63,7 +65,7 @@ export const environmentsProjection: Projection = {
                 included_environments: event.data.included_environments,
                 last_modified_at: at,
                 include_scaling: false,
-                tags: {},
+                tags: [],
                 last_reported_at: null,
                 last_changed_at: null,
                 state: true,
@@ -87,6 +89,16 @@ export const environmentsProjection: Projection = {
                 last_modified_at: at,
               },
             },
+          },
+        ];
+      }
+      case 'tags_changed': {
+        const name = stored.stream.slice(stored.stream.indexOf('/') + 1);
+        return [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, name),
+            update: { $set: { tags: storedTags(event.data.tags) } },
           },
         ];
       }

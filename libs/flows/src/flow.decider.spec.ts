@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { deciderSpec } from '#des/platform/testing';
-import { flowDecider, FlowEvent, PutFlow } from './flow.decider';
+import { deciderSpec, tagPatch } from '#des/platform/testing';
+import { FlowCommand, flowDecider, FlowEvent, PutFlow } from './flow.decider';
 import { templateErrors } from './flow-template';
 
 const { given } = deciderSpec(flowDecider);
-const put: PutFlow = { name: 'backend', description: 'API', template: null, tags: { team: 'core' } };
-const created: FlowEvent = { type: 'flow_created', data: put };
+const flow: PutFlow = { name: 'backend', description: 'API', template: null, tags: { team: 'core' } };
+const put: FlowCommand = { kind: 'put_flow', ...flow };
+const created: FlowEvent = { type: 'flow_created', data: flow };
 
 describe('flow decider', () => {
   it('creates a flow with its tags', () => {
@@ -15,6 +16,27 @@ describe('flow decider', () => {
 
   it('changes nothing when nothing changed', () => {
     given(created).when(put).then([]);
+  });
+
+  it('changes tags only through a tag patch, and refuses one for an unknown flow', () => {
+    const patch = (...change: Parameters<typeof tagPatch>): FlowCommand => ({
+      kind: 'change_tags',
+      name: 'backend',
+      change: tagPatch(...change),
+    });
+    const retagged: FlowEvent = {
+      type: 'tags_changed',
+      data: { set_tags: { tier: '1' }, remove_tags: ['team'], tags: { tier: '1' } },
+    };
+    given(created)
+      .when(patch({ tier: '1' }, ['team']))
+      .then([retagged]);
+    given(created, retagged)
+      .when(patch({ tier: '1' }))
+      .then([]);
+    given()
+      .when(patch({ tier: '1' }))
+      .thenError(404, 'Resource not found');
   });
 
   it('updates the description and template, keeping the tags set at creation', () => {

@@ -1,4 +1,5 @@
-import type { Decider, DomainEvent } from '#des/platform';
+import type { Decider, DomainEvent, TagChange, Tags, TagsChanged } from '#des/platform';
+import { decideTagChange, DomainError } from '#des/platform';
 import type { FlowTemplate } from './flow-template';
 
 export const flowStream = (org: string, flow: string) => `flow-${org}/${flow}`;
@@ -10,7 +11,8 @@ type FlowData = {
 
 export type FlowEvent =
   | DomainEvent<'flow_created', FlowData & { name: string; tags: Record<string, string> }>
-  | DomainEvent<'flow_updated', FlowData & { name: string }>;
+  | DomainEvent<'flow_updated', FlowData & { name: string }>
+  | TagsChanged;
 
 export interface PutFlow {
   name: string;
@@ -19,20 +21,40 @@ export interface PutFlow {
   tags: Record<string, string>;
 }
 
+export type FlowCommand =
+  ({ kind: 'put_flow' } & PutFlow) | { kind: 'change_tags'; name: string; change: TagChange };
+
 export interface FlowState {
   exists: boolean;
   description: string;
   template: FlowTemplate | null;
+  tags: Tags;
 }
 
-export const flowDecider: Decider<PutFlow, FlowState, FlowEvent> = {
-  initialState: { exists: false, description: '', template: null },
+export const flowDecider: Decider<FlowCommand, FlowState, FlowEvent> = {
+  initialState: { exists: false, description: '', template: null, tags: {} },
 
   evolve(state, event) {
-    return { exists: true, description: event.data.description, template: event.data.template };
+    switch (event.type) {
+      case 'flow_created':
+        return {
+          exists: true,
+          description: event.data.description,
+          template: event.data.template,
+          tags: event.data.tags,
+        };
+      case 'flow_updated':
+        return { ...state, description: event.data.description, template: event.data.template };
+      case 'tags_changed':
+        return { ...state, tags: event.data.tags };
+    }
   },
 
   decide(command, state) {
+    if (command.kind === 'change_tags') {
+      if (!state.exists) throw new DomainError(404, 'Resource not found');
+      return decideTagChange(state.tags, command.change);
+    }
     if (!state.exists) {
       return [
         {

@@ -2,14 +2,16 @@ import { Body, Controller, Get, Inject, Param, Put, Req, Res } from '@nestjs/com
 import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, READ_STORE, Requires } from '#des/platform';
-import type { ReadStore } from '#des/read-store';
+import { ApiError, READ_STORE, Requires, tagsOf } from '#des/platform';
+import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangeFlow } from './flow.commands';
 import { templateErrors } from './flow-template';
 import { PutFlowDto } from './flows.dto';
 import { FLOWS, flowId } from './flows.projection';
+
+const flowView = (doc: Doc) => ({ ...withoutInternals(doc), tags: tagsOf(doc.tags) });
 
 @ApiTags('flows')
 @ApiBearerAuth('bearer')
@@ -37,6 +39,7 @@ export class FlowsController {
       new ChangeFlow(
         org,
         {
+          kind: 'put_flow',
           name: body.name,
           description: body.description ?? '',
           template: body.template ?? null,
@@ -46,13 +49,13 @@ export class FlowsController {
       ),
     );
     res.status(done.events[0]?.type === 'flow_created' ? 201 : 200);
-    return withoutInternals((await this.reads.collection(FLOWS).findOne({ _id: flowId(org, body.name) }))!);
+    return flowView((await this.reads.collection(FLOWS).findOne({ _id: flowId(org, body.name) }))!);
   }
 
   @Get(':org')
   @Requires('reader')
   async list(@Param('org') org: string) {
-    return (await this.reads.collection(FLOWS).find({ org }, { sort: { name: 1 } })).map(withoutInternals);
+    return (await this.reads.collection(FLOWS).find({ org }, { sort: { name: 1 } })).map(flowView);
   }
 
   @Get(':org/:flow')
@@ -60,6 +63,6 @@ export class FlowsController {
   async read(@Param('org') org: string, @Param('flow') flow: string) {
     const doc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
     if (!doc) throw new ApiError(404, 'Flow not found');
-    return withoutInternals(doc);
+    return flowView(doc);
   }
 }

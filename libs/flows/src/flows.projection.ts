@@ -1,4 +1,5 @@
 import { microsToSeconds } from '#des/event-store';
+import { storedTags } from '#des/platform';
 import type { Projection } from '#des/projections';
 import type { FlowEvent } from './flow.decider';
 
@@ -9,6 +10,7 @@ export const flowsProjection: Projection = {
   name: 'flows',
   collections: [{ name: FLOWS, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] }],
   project(stored) {
+    if (!stored.stream.startsWith('flow-')) return [];
     const org = stored.metadata.org as string;
     const at = microsToSeconds(stored.recordedAt);
     const event = { type: stored.type, data: stored.data } as FlowEvent;
@@ -24,7 +26,7 @@ export const flowsProjection: Projection = {
                 name: event.data.name,
                 description: event.data.description,
                 template: event.data.template,
-                tags: event.data.tags,
+                tags: storedTags(event.data.tags),
                 created_at: at,
                 last_modified_at: at,
               },
@@ -43,6 +45,14 @@ export const flowsProjection: Projection = {
                 last_modified_at: at,
               },
             },
+          },
+        ];
+      case 'tags_changed':
+        return [
+          {
+            collection: FLOWS,
+            id: flowId(org, stored.stream.slice(stored.stream.indexOf('/') + 1)),
+            update: { $set: { tags: storedTags(event.data.tags), last_modified_at: at } },
           },
         ];
       default:

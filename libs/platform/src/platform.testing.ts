@@ -87,3 +87,9 @@ export function deciderSpec<C, S, E extends DomainEvent>(
     },
   };
 }
+
+/** A tag patch, for the specs of taggable aggregates. */
+export const tagPatch = (set_tags: Record<string, string>, remove_tags: string[] = []) => ({
+  set_tags,
+  remove_tags,
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { effectiveTagChange, TAG_KEY, withTagChange } from './tags';
+import { decideTagChange, effectiveTagChange, storedTags, TAG_KEY, tagsOf, withTagChange } from './tags';
 
 describe('tags', () => {
   const tags = { team: 'core', tier: '1' };
@@ -32,5 +32,26 @@ describe('tags', () => {
   it('takes keys that start with a letter or digit and hold letters, digits and - _ . ~', () => {
     for (const key of ['team', 'a.b-c_d~e', '9lives']) assert.ok(TAG_KEY.test(key), key);
     for (const key of ['-x', '', 'a b', 'a/b', '.hidden']) assert.ok(!TAG_KEY.test(key), key);
+  });
+
+  it('decides one tags_changed with the tags after it, or nothing', () => {
+    assert.deepEqual(decideTagChange(tags, { set_tags: { owner: 'ann' }, remove_tags: ['tier'] }), [
+      {
+        type: 'tags_changed',
+        data: { set_tags: { owner: 'ann' }, remove_tags: ['tier'], tags: { team: 'core', owner: 'ann' } },
+      },
+    ]);
+    assert.deepEqual(decideTagChange(tags, { set_tags: { team: 'core' }, remove_tags: [] }), []);
+  });
+
+  it('stores tags as pairs (a key may hold a ".") and shows them as an object again', () => {
+    const dotted = { 'app.kubernetes.io/name': 'x', 'a.b': 'c' };
+    assert.deepEqual(storedTags({ b: '2', a: '1' }), [
+      { key: 'a', value: '1' },
+      { key: 'b', value: '2' },
+    ]);
+    assert.deepEqual(tagsOf(storedTags(dotted)), dotted);
+    assert.deepEqual(tagsOf(undefined), {});
+    assert.deepEqual(tagsOf({ legacy: 'object' }), { legacy: 'object' });
   });
 });

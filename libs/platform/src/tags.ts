@@ -38,3 +38,20 @@ export function decideTagChange(tags: Tags, requested: TagChange): TagsChanged[]
   const change = effectiveTagChange(tags, requested);
   return change ? [{ type: 'tags_changed', data: { ...change, tags: withTagChange(tags, change) } }] : [];
 }
+
+/**
+ * Tags as read-model documents keep them: key/value pairs, because a tag key
+ * may hold a "." and MongoDB-wire servers refuse such field names.
+ */
+export type StoredTags = { key: string; value: string }[];
+
+export const storedTags = (tags: Tags): StoredTags =>
+  Object.keys(tags)
+    .sort()
+    .map((key) => ({ key, value: tags[key] }));
+
+/** A read-model document's tags as the API shows them. */
+export const tagsOf = (stored: unknown): Tags =>
+  Array.isArray(stored)
+    ? Object.fromEntries((stored as StoredTags).map(({ key, value }) => [key, value]))
+    : ((stored as Tags | undefined) ?? {});

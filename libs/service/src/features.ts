@@ -10,6 +10,7 @@ import { attestationTypesFeature } from '#des/attestation-types';
 import { reposFeature } from '#des/repos';
 import { evaluationsFeature } from '#des/evaluations';
 import { controlsFeature } from '#des/controls';
+import { tagsFeature } from '#des/tags';
 
 /** Every feature of the service, once; a new feature library joins here. */
 export const features: ServiceFeature[] = [
@@ -22,6 +23,7 @@ export const features: ServiceFeature[] = [
   reposFeature,
   evaluationsFeature,
   controlsFeature,
+  tagsFeature,
 ];
 
 /** Every read model of the service; the projector runs them, the CLI rebuilds them. */

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { EventStore, StoredEvent } from '#des/event-store';
 import { secondsToMicros } from '#des/event-store';
 import { EVENT_STORE } from '#des/platform';
-import { flowStream, type FlowEvent } from '#des/flows';
+import { flowDecider, flowStream, type FlowEvent, type FlowState } from '#des/flows';
 import type { FlowTemplate } from '#des/flows';
 import { trailStream, type TrailEvent } from './trail.events';
 import { evolveTrailView, TrailView } from './trail.view';
@@ -47,7 +47,7 @@ export class TrailTimeMachine {
     maxSize: 500_000,
     sizeCalculation: (fold) => fold.revision + 1,
   });
-  private readonly flows = new LRUCache<string, Fold<FlowTemplate | null>>({ max: 1_000 });
+  private readonly flows = new LRUCache<string, Fold<FlowState | null>>({ max: 1_000 });
 
   constructor(@Inject(EVENT_STORE) private readonly events: EventStore) {}
 
@@ -65,18 +65,22 @@ export class TrailTimeMachine {
   ): Promise<TrailAt> {
     const until = { recordedAt: secondsToMicros(atSeconds), position: untilPosition };
     const [flowFold, trailFold] = await Promise.all([
-      // Every flow event carries the whole template: the latest one counts.
-      this.fold(
-        this.flows,
-        flowStream(org, flow),
-        until,
-        (_, e) => (e.data as FlowEvent['data']).template ?? null,
+      this.fold(this.flows, flowStream(org, flow), until, (state: FlowState | null, e) =>
+        flowDecider.evolve(
+          state ?? flowDecider.initialState,
+          { type: e.type, data: e.data } as FlowEvent,
+          e.recordedAt,
+        ),
       ),
       this.fold(this.trails, trailStream(org, flow, trail), until, (view: TrailView | null, e) =>
         evolveTrailView(view, org, { type: e.type, data: e.data } as TrailEvent, e.recordedAt),
       ),
     ]);
-    return { view: trailFold.value, template: flowFold.value, flowExists: flowFold.revision >= 0 };
+    return {
+      view: trailFold.value,
+      template: flowFold.value?.template ?? null,
+      flowExists: flowFold.revision >= 0,
+    };
   }
 
   /** Drops every kept fold (the next answers fold from scratch). */

@@ -1,6 +1,6 @@
 import type { DocWrite, Projection } from '#des/projections';
 import { withoutInternals } from '#des/projections';
-import type { RepoInfo, TrailEvent } from './trail.events';
+import type { TrailEvent } from './trail.events';
 import { evolveTrailView, TrailView } from './trail.view';
 
 export const TRAILS = 'trails';
@@ -13,7 +13,6 @@ const TRAIL_VIEW_EVENTS: string[] = [
   'artifact_stopped_running',
 ];
 export const ARTIFACTS = 'artifacts';
-export const REPOS = 'repos';
 
 export const trailId = (org: string, flow: string, trail: string) => `${org}/${flow}/${trail}`;
 export const artifactId = (org: string, flow: string, fingerprint: string) => `${org}/${flow}/${fingerprint}`;
@@ -24,30 +23,15 @@ export function trailOf(stream: string): { org: string; flow: string; trail: str
   return { org, flow, trail };
 }
 
-function repoWrite(org: string, repo: RepoInfo | null): DocWrite[] {
-  if (!repo?.name) return [];
-  return [
-    {
-      collection: REPOS,
-      id: `${org}/${repo.name}`,
-      update: {
-        $set: { org, name: repo.name, url: repo.url ?? null, provider: repo.provider ?? null },
-        $setOnInsert: { tags: {} },
-      },
-    },
-  ];
-}
-
 /**
  * Trails as `GET /trails/...` shows them (the same fold time travel uses),
- * artifacts by fingerprint, and repositories registered from `repo_info`.
+ * and artifacts by fingerprint (repositories are the repos feature's).
  */
 export const trailsProjection: Projection = {
   name: 'trails',
   collections: [
     { name: TRAILS, indexes: [{ name: 'by_flow', keys: { org: 1, flow: 1, created_at: -1 } }] },
     { name: ARTIFACTS, indexes: [{ name: 'by_fingerprint', keys: { org: 1, fingerprint: 1 } }] },
-    { name: REPOS, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] },
   ],
   async project(stored, reads) {
     if (!stored.stream.startsWith('trail-')) return [];
@@ -60,15 +44,12 @@ export const trailsProjection: Projection = {
     const next = evolveTrailView(previous as TrailView | null, org, event, stored.recordedAt);
     if (!next) return [];
     const writes: DocWrite[] = [{ collection: TRAILS, id, update: { $set: { ...next } } }];
-    if (event.type === 'trail_reported' || event.type === 'trail_updated')
-      writes.push(...repoWrite(org, event.data.repo_info));
     if (event.type === 'artifact_reported') {
       writes.push({
         collection: ARTIFACTS,
         id: artifactId(org, flow, event.data.fingerprint),
         update: { $set: { org, flow, trail, ...event.data, reported_at: next.last_modified_at } },
       });
-      writes.push(...repoWrite(org, event.data.repo_info));
     }
     return writes;
   },

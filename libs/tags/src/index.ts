@@ -1,0 +1,2 @@
+export * from './tags.module';
+export * from './resource-types';
