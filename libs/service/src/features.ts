@@ -11,6 +11,7 @@ import { reposFeature } from '#des/repos';
 import { evaluationsFeature } from '#des/evaluations';
 import { controlsFeature } from '#des/controls';
 import { tagsFeature } from '#des/tags';
+import { policiesFeature } from '#des/policies';
 
 /** Every feature of the service, once; a new feature library joins here. */
 export const features: ServiceFeature[] = [
@@ -24,6 +25,7 @@ export const features: ServiceFeature[] = [
   evaluationsFeature,
   controlsFeature,
   tagsFeature,
+  policiesFeature,
 ];
 
 /** Every read model of the service; the projector runs them, the CLI rebuilds them. */

@@ -1,0 +1,109 @@
+import { Controller, Get, Inject, Param, Put, Req, Res, UseInterceptors } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { CommandBus } from '@nestjs/cqrs';
+import type { Request, Response } from 'express';
+import { ApiError, READ_STORE, Requires, VALIDATION_FAILED } from '#des/platform';
+import { withoutInternals } from '#des/projections';
+import type { Doc, ReadStore } from '#des/read-store';
+import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
+import { ChangePolicy } from './policy.commands';
+import { readPolicy } from './policy-document';
+import { readPayload } from './policy-payload';
+import { PolicyUploadInterceptor } from './policy-upload.interceptor';
+import { POLICIES, policyId } from './policies.projection';
+
+/** A policy as endpoint 8 answers it: every field of the spec's Policy table. */
+const policyView = (doc: Doc) => {
+  const { org, latest_version, ...rest } = withoutInternals(doc);
+  void org;
+  void latest_version;
+  // Filled by the environments that attach the policy, once attaching lands.
+  return { ...rest, consuming_envs: [] as string[] };
+};
+
+/** The policy file's text: an uploaded file (`policy_file.0` or `policy_file`) or the text field `policy_file`. */
+function policyText(req: Request): string | undefined {
+  const files = (req.files ?? {}) as Record<string, Express.Multer.File[]>;
+  const file = files['policy_file.0']?.[0] ?? files.policy_file?.[0];
+  if (file) return file.buffer.toString('utf8');
+  const field = (req.body as Record<string, unknown> | undefined)?.policy_file;
+  return typeof field === 'string' ? field : undefined;
+}
+
+/** Environment policies (endpoint 8): YAML files, versioned. */
+@ApiTags('policies')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller('policies')
+export class PoliciesController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+  ) {}
+
+  @Put(':org')
+  @Requires('admin')
+  @UseInterceptors(PolicyUploadInterceptor)
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['payload'],
+      properties: {
+        payload: { type: 'string', description: 'JSON text: {name, description, comment, type: "env"}' },
+        'policy_file.0': { type: 'string', format: 'binary', description: 'the policy YAML (at most 10 MB)' },
+        policy_file: { type: 'string', description: 'the policy YAML as text, instead of the file' },
+      },
+    },
+  })
+  async put(
+    @Param('org') org: string,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const read = readPayload((req.body as Record<string, unknown> | undefined)?.payload);
+    const text = policyText(req);
+    const errors = 'errors' in read ? { ...read.errors } : {};
+    if (text === undefined) errors.policy_file = 'is required: the policy YAML in policy_file.0';
+    const policy = text === undefined ? undefined : readPolicy(text);
+    if (policy && 'errors' in policy) Object.assign(errors, policy.errors);
+    if (Object.keys(errors).length || !('payload' in read) || text === undefined)
+      throw new ApiError(400, VALIDATION_FAILED, errors);
+    const { name, description, comment, type } = read.payload;
+    const done = await this.commands.execute(
+      new ChangePolicy(
+        org,
+        {
+          kind: 'put_policy',
+          name,
+          description: description ?? '',
+          comment: comment ?? '',
+          type,
+          yaml: text,
+          author: req.principal.account,
+        },
+        requestMetadata(req),
+      ),
+    );
+    res.status(done.events[0]?.type === 'policy_created' ? 201 : 200);
+    return policyView(await this.policy(org, name));
+  }
+
+  @Get(':org')
+  @Requires('reader')
+  async list(@Param('org') org: string) {
+    return (await this.reads.collection(POLICIES).find({ org }, { sort: { name: 1 } })).map(policyView);
+  }
+
+  @Get(':org/:name')
+  @Requires('reader')
+  async read(@Param('org') org: string, @Param('name') name: string) {
+    return policyView(await this.policy(org, name));
+  }
+
+  private async policy(org: string, name: string): Promise<Doc> {
+    const doc = await this.reads.collection(POLICIES).findOne({ _id: policyId(org, name) });
+    if (!doc) throw new ApiError(404, 'Policy not found');
+    return doc;
+  }
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import type { ServiceFeature } from '#des/platform';
+import { PoliciesController } from './policies.controller';
+import { policiesProjection } from './policies.projection';
+
+/** Environment policies: uploaded YAML, validated and versioned. */
+@Module({ controllers: [PoliciesController] })
+export class PoliciesModule {}
+
+export const policiesFeature: ServiceFeature = { module: PoliciesModule, projections: [policiesProjection] };

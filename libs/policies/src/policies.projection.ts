@@ -1,0 +1,76 @@
+import { microsToSeconds } from '#des/event-store';
+import type { Projection } from '#des/projections';
+import type { PolicyEvent } from './policy.decider';
+
+export const POLICIES = 'policies';
+export const policyId = (org: string, name: string) => `${org}/${name}`;
+
+/** Policies as endpoint 8 answers them: every version, and the policy's events. */
+export const policiesProjection: Projection = {
+  name: 'policies',
+  collections: [{ name: POLICIES, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] }],
+  project(stored) {
+    if (!stored.stream.startsWith('policy-')) return [];
+    const org = stored.metadata.org as string;
+    const user = (stored.metadata.actor as { name?: string } | undefined)?.name ?? '';
+    const at = microsToSeconds(stored.recordedAt);
+    const event = { type: stored.type, data: stored.data } as PolicyEvent;
+    const id = policyId(org, stored.stream.slice(stored.stream.indexOf('/') + 1));
+    const entry = (data: Record<string, unknown>) => ({ type: event.type, timestamp: at, user, data });
+    switch (event.type) {
+      case 'policy_created': {
+        const { name, description, type, version, comment, policy_yaml, created_by } = event.data;
+        return [
+          {
+            collection: POLICIES,
+            id,
+            update: {
+              $set: {
+                org,
+                name,
+                description,
+                type,
+                archived: false,
+                created_at: at,
+                last_modified_at: at,
+                created_by,
+                events: [entry({ version })],
+                versions: [{ version, comment, created_by, timestamp: at, policy_yaml }],
+                latest_version: version,
+              },
+            },
+          },
+        ];
+      }
+      case 'policy_version_added': {
+        const { description, version, comment, policy_yaml, created_by } = event.data;
+        return [
+          {
+            collection: POLICIES,
+            id,
+            update: {
+              $set: { description, last_modified_at: at, latest_version: version },
+              $push: {
+                events: entry({ version }),
+                versions: { version, comment, created_by, timestamp: at, policy_yaml },
+              },
+            },
+          },
+        ];
+      }
+      case 'policy_updated':
+        return [
+          {
+            collection: POLICIES,
+            id,
+            update: {
+              $set: { description: event.data.description, last_modified_at: at },
+              $push: { events: entry({ description: event.data.description }) },
+            },
+          },
+        ];
+      default:
+        return [];
+    }
+  },
+};

@@ -1,0 +1,144 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { ExpressionError, parseExpression } from './policy-expression';
+
+/** An environment policy (DESIGN §10), as its YAML says it. */
+export interface EnvironmentPolicy {
+  _schema: string;
+  artifacts?: {
+    provenance?: Requirement;
+    'trail-compliance'?: Requirement;
+    attestations?: AttestationRule[];
+  };
+}
+export interface Exception {
+  if: string;
+}
+export interface Requirement {
+  required?: boolean;
+  exceptions?: Exception[];
+}
+export interface AttestationRule {
+  name: string;
+  type: string;
+  if?: string;
+  must_be_compliant?: boolean;
+  exceptions?: Exception[];
+}
+
+const exceptions = {
+  type: 'array',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['if'],
+    properties: { if: { type: 'string' } },
+  },
+};
+const requirement = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { required: { type: 'boolean' }, exceptions },
+};
+/** `*` (any), a built-in type, or `custom:<custom attestation type>`. */
+const ATTESTATION_TYPE = '^(\\*|generic|junit|snyk|pull_request|jira|custom:[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*)$';
+
+const schema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['_schema'],
+  properties: {
+    _schema: { type: 'string', minLength: 1 },
+    artifacts: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        provenance: requirement,
+        'trail-compliance': requirement,
+        attestations: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['name', 'type'],
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 256 },
+              type: { type: 'string', pattern: ATTESTATION_TYPE },
+              if: { type: 'string' },
+              must_be_compliant: { type: 'boolean' },
+              exceptions,
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+const validate = new Ajv({ allErrors: true, strict: true }).compile<EnvironmentPolicy>(schema);
+
+/** `/artifacts/attestations/0/name` → `artifacts.attestations[0].name`. */
+function fieldPath(pointer: string, child?: string): string {
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .concat(child ?? []);
+  return parts.reduce(
+    (path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part),
+    '',
+  );
+}
+
+function describe(error: ErrorObject): [string, string] {
+  const params = error.params as Record<string, string>;
+  if (error.keyword === 'additionalProperties')
+    return [fieldPath(error.instancePath, params.additionalProperty), 'is not allowed'];
+  if (error.keyword === 'required')
+    return [fieldPath(error.instancePath, params.missingProperty), 'is required'];
+  if (error.keyword === 'pattern')
+    return [
+      fieldPath(error.instancePath),
+      'must be *, generic, junit, snyk, pull_request, jira or custom:<type name>',
+    ];
+  return [fieldPath(error.instancePath) || 'policy', error.message ?? 'is invalid'];
+}
+
+/** Every `if` of the policy with its field path. */
+function expressions(policy: EnvironmentPolicy): [string, string][] {
+  const found: [string, string][] = [];
+  const artifacts = policy.artifacts ?? {};
+  for (const key of ['provenance', 'trail-compliance'] as const)
+    artifacts[key]?.exceptions?.forEach((e, i) => found.push([`artifacts.${key}.exceptions[${i}].if`, e.if]));
+  artifacts.attestations?.forEach((rule, i) => {
+    if (rule.if !== undefined) found.push([`artifacts.attestations[${i}].if`, rule.if]);
+    rule.exceptions?.forEach((e, j) =>
+      found.push([`artifacts.attestations[${i}].exceptions[${j}].if`, e.if]),
+    );
+  });
+  return found;
+}
+
+/**
+ * The policy file, checked: valid YAML, the keys of DESIGN §10 and nothing
+ * else, and every `if` a valid expression. Errors map a field path to what is wrong.
+ */
+export function readPolicy(text: string): { policy: EnvironmentPolicy } | { errors: Record<string, string> } {
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    const message = error instanceof YAMLParseError ? error.message.split('\n')[0] : String(error);
+    return { errors: { policy_file: `not valid YAML: ${message}` } };
+  }
+  if (!validate(document)) return { errors: Object.fromEntries((validate.errors ?? []).map(describe)) };
+  const errors: Record<string, string> = {};
+  for (const [path, source] of expressions(document)) {
+    try {
+      parseExpression(source);
+    } catch (error) {
+      if (error instanceof ExpressionError) errors[path] = `not a valid expression: ${error.message}`;
+      else throw error;
+    }
+  }
+  return Object.keys(errors).length ? { errors } : { policy: document };
+}

@@ -1,0 +1,53 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import multer from 'multer';
+import type { Observable } from 'rxjs';
+import { ApiError, VALIDATION_FAILED } from '#des/platform';
+
+/** The spec's limit on a policy upload. */
+export const POLICY_UPLOAD_LIMIT = 10 * 1024 * 1024;
+export const FILE_TOO_LARGE = 'File size exceeds 10MB limit';
+
+/** The policy file: uploaded as `policy_file.0` (or `policy_file`), or sent as the text field `policy_file`. */
+const upload = multer({
+  storage: multer.memoryStorage(),
+  limits: { fileSize: POLICY_UPLOAD_LIMIT, fieldSize: POLICY_UPLOAD_LIMIT, files: 1, fields: 10, parts: 12 },
+}).fields([
+  { name: 'policy_file.0', maxCount: 1 },
+  { name: 'policy_file', maxCount: 1 },
+]);
+
+/**
+ * Parses endpoint 8's multipart body with multer (busboy underneath), after
+ * authentication. An upload over the limit is refused as soon as its bytes
+ * pass the limit, so no more than 10 MB of it is ever held.
+ */
+@Injectable()
+export class PolicyUploadInterceptor implements NestInterceptor {
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request>();
+    if (!req.is('multipart/form-data')) {
+      throw new ApiError(400, VALIDATION_FAILED, {
+        body: 'send multipart/form-data with the parts payload and policy_file.0',
+      });
+    }
+    await new Promise<void>((resolve, reject) =>
+      upload(req, http.getResponse<Response>(), (error: unknown) =>
+        error ? reject(refusal(error)) : resolve(),
+      ),
+    );
+    return next.handle();
+  }
+}
+
+function refusal(error: unknown): unknown {
+  if (error instanceof multer.MulterError) {
+    if (error.code === 'LIMIT_FILE_SIZE' || error.code === 'LIMIT_FIELD_VALUE')
+      return new ApiError(413, FILE_TOO_LARGE);
+    return new ApiError(400, VALIDATION_FAILED, { [error.field ?? 'body']: error.message });
+  }
+  if (error instanceof Error && /multipart|boundary|unexpected end of form/i.test(error.message))
+    return new ApiError(400, VALIDATION_FAILED, { body: `malformed multipart body: ${error.message}` });
+  return error;
+}

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Mode, startApp, TestApp } from './support/app';
+
+const V1 = `_schema: https://kosli.com/schemas/policy/environment/v1
+artifacts:
+  provenance:
+    required: true
+`;
+const V2 = `${V1}  attestations:
+    - name: dependency-scan
+      type: snyk
+      if: \${{ flow.tags.risk == "high" }}
+`;
+const POLICY_FIELDS = [
+  'archived',
+  'consuming_envs',
+  'created_at',
+  'created_by',
+  'description',
+  'events',
+  'last_modified_at',
+  'name',
+  'type',
+  'versions',
+];
+
+for (const mode of ['embedded', 'server'] as Mode[]) {
+  describe(`policies, endpoint 8 (${mode} mode)`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startApp({ mode });
+    });
+    after(async () => t.close());
+
+    /** A curl-style upload: `-F payload=<json> -F policy_file.0=@policy.yml`. */
+    const upload = (payload: object | string, yaml: string | Buffer | undefined, part = 'policy_file.0') => {
+      const req = t.http
+        .put('/api/v2/policies/acme')
+        .field('payload', typeof payload === 'string' ? payload : JSON.stringify(payload));
+      return yaml === undefined ? req : req.attach(part, Buffer.from(yaml), 'policy.yml');
+    };
+    const payload = {
+      name: 'prod',
+      description: 'What may run in production',
+      comment: 'first',
+      type: 'env',
+    };
+
+    it('creates a policy at version 1 (201), with every field of the Policy table', async () => {
+      const res = await upload(payload, V1);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.deepEqual(Object.keys(res.body).sort(), POLICY_FIELDS);
+      assert.equal(res.body.name, 'prod');
+      assert.equal(res.body.type, 'env');
+      assert.equal(res.body.archived, false);
+      assert.equal(res.body.created_by, 'admin');
+      assert.deepEqual(res.body.consuming_envs, []);
+      assert.equal(res.body.versions.length, 1);
+      assert.deepEqual(
+        { ...res.body.versions[0], timestamp: typeof res.body.versions[0].timestamp },
+        { version: 1, comment: 'first', created_by: 'admin', timestamp: 'number', policy_yaml: V1 },
+      );
+      assert.deepEqual(
+        res.body.events.map((e: { type: string; user: string; data: object }) => [e.type, e.user, e.data]),
+        [['policy_created', 'admin', { version: 1 }]],
+      );
+    });
+
+    it('adds a version for changed content (200), none for the same content (200)', async () => {
+      const changed = await upload({ ...payload, comment: 'snyk when risky' }, V2);
+      assert.equal(changed.status, 200);
+      assert.deepEqual(
+        changed.body.versions.map((v: { version: number; comment: string }) => [v.version, v.comment]),
+        [
+          [1, 'first'],
+          [2, 'snyk when risky'],
+        ],
+      );
+      assert.equal(changed.body.versions[1].policy_yaml, V2);
+      assert.deepEqual(
+        changed.body.events.map((e: { type: string; data: object }) => [e.type, e.data]),
+        [
+          ['policy_created', { version: 1 }],
+          ['policy_version_added', { version: 2 }],
+        ],
+      );
+      const same = await upload({ ...payload, comment: 'again' }, V2, 'policy_file');
+      assert.equal(same.status, 200);
+      assert.equal(same.body.versions.length, 2);
+      const asText = await t.http
+        .put('/api/v2/policies/acme')
+        .field('payload', JSON.stringify(payload))
+        .field('policy_file', V2);
+      assert.equal(asText.status, 200, 'the file may come as the text field policy_file');
+      assert.equal(asText.body.versions.length, 2);
+      assert.deepEqual((await t.http.get('/api/v2/policies/acme/prod')).body, asText.body);
+      const list = await t.http.get('/api/v2/policies/acme');
+      assert.deepEqual(
+        list.body.map((p: { name: string }) => p.name),
+        ['prod'],
+      );
+    });
+
+    it('answers 400 naming each bad key of the payload and of the YAML, and each bad expression', async () => {
+      const bad = await upload(
+        { name: '-x', type: 'ci', colour: 'red' },
+        `artifacts:\n  provenance: { required: maybe }\n  attestations:\n    - name: a\n      type: junit\n      if: \${{ flow.name == }}\n`,
+      );
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.message, 'Input payload validation failed');
+      assert.deepEqual(Object.keys(bad.body.errors).sort(), [
+        '_schema',
+        'artifacts.provenance.required',
+        'payload.colour',
+        'payload.name',
+        'payload.type',
+      ]);
+      const expression = await upload(
+        payload,
+        `${V1}  attestations:\n    - name: a\n      type: junit\n      if: \${{ flow.name == }}\n`,
+      );
+      assert.equal(expression.status, 400);
+      assert.match(expression.body.errors['artifacts.attestations[0].if'], /^not a valid expression/);
+      const missing = await upload(payload, undefined);
+      assert.equal(missing.status, 400);
+      assert.deepEqual(Object.keys(missing.body.errors), ['policy_file']);
+      const notJson = await upload('{', V1);
+      assert.deepEqual(notJson.body.errors, { payload: 'is not valid JSON' });
+      const json = await t.http.put('/api/v2/policies/acme').send(payload);
+      assert.equal(json.status, 400);
+    });
+
+    it('refuses a file of 10 MB + 1 byte with 413 File size exceeds 10MB limit; a large policy is read', async () => {
+      const over = await upload(payload, Buffer.alloc(10 * 1024 * 1024 + 1, 'a'));
+      assert.equal(over.status, 413);
+      assert.deepEqual(over.body, { message: 'File size exceeds 10MB limit', errors: null });
+      // Kept in its event: up to the event store's append limit (DES_MAX_APPEND_SIZE, 1 MiB by default).
+      const comment = `# ${'x'.repeat(900 * 1024)}\n`;
+      const exactly = await upload({ ...payload, name: 'big' }, comment + V1);
+      assert.equal(exactly.status, 201, JSON.stringify(exactly.body).slice(0, 200));
+    });
+
+    it('answers 404 Policy not found for an unknown policy', async () => {
+      const res = await t.http.get('/api/v2/policies/acme/nope');
+      assert.equal(res.status, 404);
+      assert.deepEqual(res.body, { message: 'Policy not found', errors: null });
+    });
+  });
+}
