@@ -219,7 +219,15 @@ violations contains "too few trails" if { not limits.enough(input.trails) }
         (await evaluate(['good'], { 'policy.rego': 'package policy\nallow if {\n' })).body.id,
       );
       assert.equal(broken.error.kind, 'policy_error');
-      const after = await read();
+      // The worker counts an outcome once its event is recorded, a moment after the read model shows it.
+      const after = await eventually(
+        read,
+        (m) =>
+          m.completed > before.completed &&
+          m.policy_error > before.policy_error &&
+          m.timed - before.timed >= 2,
+        10_000,
+      );
       assert.deepEqual(
         [after.completed - before.completed, after.policy_error - before.policy_error],
         [1, 1],

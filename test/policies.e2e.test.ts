@@ -141,6 +141,76 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal(exactly.status, 201, JSON.stringify(exactly.body).slice(0, 200));
     });
 
+    it('attaches policies to environments and detaches them (consuming_envs, policies)', async () => {
+      for (const name of ['prod', 'staging'])
+        await t.http.put('/api/v2/environments/acme').send({ name, type: 'K8S' }).expect(201);
+      const attached = await t.http
+        .post('/api/v2/environments/acme/prod/policies')
+        .send({ policy_names: ['prod', 'big'] });
+      assert.equal(attached.status, 200);
+      assert.deepEqual(attached.body.policies, ['big', 'prod']);
+      await t.http
+        .post('/api/v2/environments/acme/staging/policies')
+        .send({ policy_names: ['prod'] })
+        .expect(200);
+      const again = await t.http
+        .post('/api/v2/environments/acme/prod/policies')
+        .send({ policy_names: ['prod'] });
+      assert.deepEqual(again.body.policies, ['big', 'prod'], 'attaching again changes nothing');
+      assert.deepEqual((await t.http.get('/api/v2/policies/acme/prod')).body.consuming_envs, [
+        'prod',
+        'staging',
+      ]);
+      const detached = await t.http
+        .delete('/api/v2/environments/acme/prod/policies')
+        .send({ policy_names: ['prod'] });
+      assert.equal(detached.status, 200);
+      assert.deepEqual(detached.body.policies, ['big']);
+      assert.deepEqual((await t.http.get('/api/v2/environments/acme/prod')).body.policies, ['big']);
+      assert.deepEqual((await t.http.get('/api/v2/policies/acme/prod')).body.consuming_envs, ['staging']);
+      assert.deepEqual((await t.http.get('/api/v2/policies/acme/big')).body.consuming_envs, ['prod']);
+    });
+
+    it('answers 404 naming an unknown policy or environment, 400 for a bad body', async () => {
+      const policy = await t.http
+        .post('/api/v2/environments/acme/prod/policies')
+        .send({ policy_names: ['prod', 'nope'] });
+      assert.equal(policy.status, 404);
+      assert.deepEqual(policy.body, {
+        message: 'Policy not found',
+        errors: { 'policy_names[1]': "no policy 'nope'" },
+      });
+      const detach = await t.http
+        .delete('/api/v2/environments/acme/prod/policies')
+        .send({ policy_names: ['nope'] });
+      assert.equal(detach.status, 404);
+      const env = await t.http
+        .post('/api/v2/environments/acme/nowhere/policies')
+        .send({ policy_names: ['prod'] });
+      assert.equal(env.status, 404);
+      assert.deepEqual(env.body, { message: 'Environment not found', errors: null });
+      const bad = await t.http.post('/api/v2/environments/acme/prod/policies').send({ policy_names: [] });
+      assert.equal(bad.status, 400);
+      assert.ok(bad.body.errors.policy_names);
+    });
+
+    it('lists, on a control, the policies whose attestation rules name it (for_control)', async () => {
+      await t.http
+        .post('/api/v2/controls/acme')
+        .send({ identifier: 'CM-1', name: 'Change management' })
+        .expect(201);
+      const rule = (control: string) =>
+        `${V1}  attestations:\n    - name: review\n      type: pull_request\n      for_control: ${control}\n`;
+      await upload({ ...payload, name: 'reviewed' }, rule('CM-1')).expect(201);
+      await upload({ ...payload, name: 'other' }, rule('CM-2')).expect(201);
+      assert.deepEqual((await t.http.get('/api/v2/controls/acme/CM-1')).body.policies_referencing, [
+        'reviewed',
+      ]);
+      await upload({ ...payload, name: 'other', comment: 'now CM-1 too' }, rule('CM-1')).expect(200);
+      const list = await t.http.get('/api/v2/controls/acme');
+      assert.deepEqual(list.body[0].policies_referencing, ['other', 'reviewed']);
+    });
+
     it('answers 404 Policy not found for an unknown policy', async () => {
       const res = await t.http.get('/api/v2/policies/acme/nope');
       assert.equal(res.status, 404);

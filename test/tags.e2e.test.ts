@@ -53,12 +53,10 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       it(`sets and removes the tags of a ${resource} under every name of its type, at once visible`, async () => {
         let expected: Record<string, string> = resource === 'flow' ? { team: 'core' } : {};
         for (const [i, type] of RESOURCE_TYPES[resource].entries()) {
-          const res = await t.http
-            .patch(`/api/v2/tags/acme/${type}/${ids[resource]}`)
-            .send({
-              set_tags: { [`k${i}`]: `v${i}`, 'a.b-c_d~e': type },
-              remove_tags: i > 0 ? [`k${i - 1}`] : [],
-            });
+          const res = await t.http.patch(`/api/v2/tags/acme/${type}/${ids[resource]}`).send({
+            set_tags: { [`k${i}`]: `v${i}`, 'a.b-c_d~e': type },
+            remove_tags: i > 0 ? [`k${i - 1}`] : [],
+          });
           assert.equal(res.status, 200);
           assert.match(res.headers['content-type'], /^application\/json/);
           assert.equal(res.body, 'Tags updated');

@@ -5,16 +5,8 @@ import { createServer, Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
-import {
-  assertFollowReportsOutage,
-  eventStoreContract,
-} from '#des/event-store/contract';
-import {
-  EventStore,
-  KurrentDbEventStore,
-  SqliteEventStore,
-  StoreUnavailableError,
-} from '#des/event-store';
+import { assertFollowReportsOutage, eventStoreContract } from '#des/event-store/contract';
+import { EventStore, KurrentDbEventStore, SqliteEventStore, StoreUnavailableError } from '#des/event-store';
 import { freePort } from '../support/engines';
 
 const sqlitePath = () => join(mkdtempSync(join(tmpdir(), 'des-es-')), 'events.db');

@@ -4,13 +4,14 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiError, READ_STORE, Requires, tagsOf, VALIDATION_FAILED } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/accounts';
+import { POLICIES } from '#des/policies';
 import { ChangeControl } from './control.commands';
 import { CONTROL_NOT_FOUND, type Links } from './control.decider';
 import { CreateControlDto, UpdateControlDto } from './controls.dto';
 import { CONTROLS, controlId } from './controls.projection';
 
 /** A control as endpoint 2 answers it: every field of the spec's Control table. */
-const controlView = (doc: Doc) => ({
+const controlView = (doc: Doc, policiesReferencing: string[]) => ({
   identifier: doc.identifier,
   name: doc.name,
   version: doc.version,
@@ -21,8 +22,7 @@ const controlView = (doc: Doc) => ({
   last_modified_at: doc.last_modified_at,
   tags: tagsOf(doc.tags),
   archived: doc.archived,
-  // Filled from the policies' attestation rules (`for_control`) once environment policies exist.
-  policies_referencing: [] as string[],
+  policies_referencing: policiesReferencing,
 });
 
 /** Links are named URLs: every value a string. */
@@ -63,23 +63,27 @@ export class ControlsController {
         requestMetadata(req),
       ),
     );
-    return controlView(await this.control(org, body.identifier));
+    return this.view(await this.control(org, body.identifier));
   }
 
   @Get(':org')
   @Requires('reader')
   async list(@Param('org') org: string) {
     await requireFeature(this.reads, org, 'controls');
-    return (await this.reads.collection(CONTROLS).find({ org }, { sort: { identifier: 1 } })).map(
-      controlView,
-    );
+    const controls = await this.reads.collection(CONTROLS).find({ org }, { sort: { identifier: 1 } });
+    const policies = await this.reads.collection(POLICIES).find({ org }, { sort: { name: 1 } });
+    const referencing = (identifier: unknown) =>
+      policies
+        .filter((p) => ((p.controls as string[]) ?? []).includes(identifier as string))
+        .map((p) => p.name as string);
+    return controls.map((c) => controlView(c, referencing(c.identifier)));
   }
 
   @Get(':org/:identifier')
   @Requires('reader')
   async read(@Param('org') org: string, @Param('identifier') identifier: string) {
     await requireFeature(this.reads, org, 'controls');
-    return controlView(await this.control(org, identifier));
+    return this.view(await this.control(org, identifier));
   }
 
   /** Endpoint 2: a new version when a field changes; the same body again keeps the version. */
@@ -106,7 +110,18 @@ export class ControlsController {
         requestMetadata(req),
       ),
     );
-    return controlView(await this.control(org, identifier));
+    return this.view(await this.control(org, identifier));
+  }
+
+  /** The control with the policies whose attestation rules name it (`for_control`), by name. */
+  private async view(doc: Doc) {
+    const policies = await this.reads
+      .collection(POLICIES)
+      .find({ org: doc.org, controls: doc.identifier }, { sort: { name: 1 } });
+    return controlView(
+      doc,
+      policies.map((p) => p.name as string),
+    );
   }
 
   private validate(body: UpdateControlDto): void {

@@ -116,6 +116,38 @@ describe('environment decider', () => {
     );
   });
 
+  it('attaches and detaches policies, recording only what changes, with the list after it', () => {
+    const attach = (policies: string[]): EnvironmentCommand => ({
+      kind: 'attach_policies',
+      name: 'prod',
+      policies,
+    });
+    const detach = (policies: string[]): EnvironmentCommand => ({
+      kind: 'detach_policies',
+      name: 'prod',
+      policies,
+    });
+    const attached: EnvironmentEvent = {
+      type: 'policies_attached',
+      data: { policy_names: ['b', 'a'], policies: ['a', 'b'] },
+    };
+    given(created)
+      .when(attach(['b', 'a', 'b']))
+      .then([attached]);
+    given(created, attached)
+      .when(attach(['a']))
+      .then([]);
+    given(created, attached)
+      .when(detach(['a', 'c']))
+      .then([{ type: 'policies_detached', data: { policy_names: ['a'], policies: ['b'] } }]);
+    given(created)
+      .when(detach(['a']))
+      .then([]);
+    given()
+      .when(attach(['a']))
+      .thenError(404, 'Environment not found');
+  });
+
   it('refuses reports for unknown, logical and other-type environments', () => {
     const reportX = report([art('a', 'x')]);
     given().when(reportX).thenError(404, 'Environment not found', null);

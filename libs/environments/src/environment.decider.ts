@@ -47,12 +47,16 @@ export type EnvironmentEvent =
       'snapshot_created',
       { name: string; index: number; pods: number; artifacts: SnapshotArtifact[]; entries: SnapshotEntry[] }
     >
+  | DomainEvent<'policies_attached', { policy_names: string[]; policies: string[] }>
+  | DomainEvent<'policies_detached', { policy_names: string[]; policies: string[] }>
   | TagsChanged;
 
 export type EnvironmentCommand =
   | { kind: 'put_environment'; name: string; type: EnvironmentType; description: string; included: string[] }
   | { kind: 'report'; name: string; reportType: EnvironmentType; artifacts: RunningArtifact[]; pods: number }
-  | { kind: 'change_tags'; name: string; change: TagChange };
+  | { kind: 'change_tags'; name: string; change: TagChange }
+  /** Attach or detach environment policies (their existence is checked by the caller). */
+  | { kind: 'attach_policies' | 'detach_policies'; name: string; policies: string[] };
 
 export interface EnvironmentState {
   exists: boolean;
@@ -62,6 +66,7 @@ export interface EnvironmentState {
   lastIndex: number;
   running: SnapshotArtifact[];
   tags: Tags;
+  policies: string[];
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -76,6 +81,7 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
     lastIndex: 0,
     running: [],
     tags: {},
+    policies: [],
   },
 
   evolve(state, event) {
@@ -95,6 +101,9 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
         return { ...state, lastIndex: event.data.index, running: event.data.artifacts };
       case 'tags_changed':
         return { ...state, tags: event.data.tags };
+      case 'policies_attached':
+      case 'policies_detached':
+        return { ...state, policies: event.data.policies };
     }
   },
 
@@ -103,6 +112,22 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
       case 'change_tags':
         if (!state.exists) throw new DomainError(404, 'Resource not found');
         return decideTagChange(state.tags, command.change);
+      case 'attach_policies':
+      case 'detach_policies': {
+        if (!state.exists) throw new DomainError(404, 'Environment not found');
+        const attach = command.kind === 'attach_policies';
+        const names = [...new Set(command.policies)].filter((p) => state.policies.includes(p) !== attach);
+        if (names.length === 0) return [];
+        const policies = attach
+          ? [...state.policies, ...names].sort()
+          : state.policies.filter((p) => !names.includes(p));
+        return [
+          {
+            type: attach ? 'policies_attached' : 'policies_detached',
+            data: { policy_names: names, policies },
+          },
+        ];
+      }
       case 'put_environment': {
         const data = {
           type: command.type,

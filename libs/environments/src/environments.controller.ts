@@ -4,12 +4,13 @@ import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, jsonString, READ_STORE, Requires, tagsOf } from '#des/platform';
+import { ApiError, jsonString, READ_STORE, Requires } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
+import { environmentView } from './environment-view';
 import { AuditLogQuery, DeploymentsQuery, EnvironmentView, PutEnvironmentDto } from './environments.dto';
 import {
   DEPLOYMENTS,
@@ -26,23 +27,6 @@ import { FLOWS, flowId } from '#des/flows';
 import type { ArtifactData, RepoInfo } from '#des/trails';
 
 const DAY = 86_400;
-
-function environmentView(doc: Doc): EnvironmentView {
-  return {
-    org: doc.org as string,
-    name: doc.name as string,
-    type: doc.type as string,
-    description: doc.description as string,
-    last_modified_at: (doc.last_modified_at as number) ?? null,
-    include_scaling: false,
-    tags: tagsOf(doc.tags),
-    last_reported_at: (doc.last_reported_at as number) ?? null,
-    last_changed_at: (doc.last_changed_at as number) ?? null,
-    state: (doc.state as boolean | undefined) ?? true,
-    policies: (doc.policies as string[]) ?? [],
-    included_environments: (doc.included_environments as string[]) ?? [],
-  };
-}
 
 @ApiTags('environments')
 @ApiBearerAuth('bearer')

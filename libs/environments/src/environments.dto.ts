@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   IsArray,
   IsIn,
   IsInt,
@@ -139,4 +140,15 @@ export class AuditLogQuery {
   @IsOptional()
   @IsString()
   repo_names?: string;
+}
+
+/** `POST` and `DELETE /environments/{org}/{env}/policies`. */
+export class PolicyNamesDto {
+  @ApiProperty({ type: [String], minItems: 1, maxItems: 100, example: ['prod-policy'] })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @MaxLength(128, { each: true })
+  policy_names!: string[];
 }

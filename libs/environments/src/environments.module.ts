@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import type { ServiceFeature } from '#des/platform';
 import { EnvironmentsController } from './environments.controller';
+import { EnvironmentPoliciesController } from './environment-policies.controller';
 import { environmentsProjection } from './environments.projection';
 import { provenanceReaction } from './provenance.reaction';
 
 /** Environments, Kubernetes reports → snapshots, deployments and the audit log. */
-@Module({ controllers: [EnvironmentsController] })
+@Module({ controllers: [EnvironmentsController, EnvironmentPoliciesController] })
 export class EnvironmentsModule {}
 
 export const environmentsFeature: ServiceFeature = {

@@ -92,6 +92,17 @@ export const environmentsProjection: Projection = {
           },
         ];
       }
+      case 'policies_attached':
+      case 'policies_detached': {
+        const name = stored.stream.slice(stored.stream.indexOf('/') + 1);
+        return [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, name),
+            update: { $set: { policies: event.data.policies } },
+          },
+        ];
+      }
       case 'tags_changed': {
         const name = stored.stream.slice(stored.stream.indexOf('/') + 1);
         return [

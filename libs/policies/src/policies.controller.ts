@@ -14,11 +14,9 @@ import { POLICIES, policyId } from './policies.projection';
 
 /** A policy as endpoint 8 answers it: every field of the spec's Policy table. */
 const policyView = (doc: Doc) => {
-  const { org, latest_version, ...rest } = withoutInternals(doc);
-  void org;
-  void latest_version;
-  // Filled by the environments that attach the policy, once attaching lands.
-  return { ...rest, consuming_envs: [] as string[] };
+  const { org, latest_version, controls, ...rest } = withoutInternals(doc);
+  void [org, latest_version, controls];
+  return { ...rest, consuming_envs: [...((rest.consuming_envs as string[] | undefined) ?? [])].sort() };
 };
 
 /** The policy file's text: an uploaded file (`policy_file.0` or `policy_file`) or the text field `policy_file`. */

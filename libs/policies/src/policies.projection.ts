@@ -1,6 +1,8 @@
 import { microsToSeconds } from '#des/event-store';
-import type { Projection } from '#des/projections';
+import type { StoredEvent } from '#des/event-store';
+import type { DocWrite, Projection } from '#des/projections';
 import type { PolicyEvent } from './policy.decider';
+import { controlsNamed } from './policy-document';
 
 export const POLICIES = 'policies';
 export const policyId = (org: string, name: string) => `${org}/${name}`;
@@ -10,6 +12,7 @@ export const policiesProjection: Projection = {
   name: 'policies',
   collections: [{ name: POLICIES, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] }],
   project(stored) {
+    if (stored.type === 'policies_attached' || stored.type === 'policies_detached') return consumers(stored);
     if (!stored.stream.startsWith('policy-')) return [];
     const org = stored.metadata.org as string;
     const user = (stored.metadata.actor as { name?: string } | undefined)?.name ?? '';
@@ -37,6 +40,8 @@ export const policiesProjection: Projection = {
                 events: [entry({ version })],
                 versions: [{ version, comment, created_by, timestamp: at, policy_yaml }],
                 latest_version: version,
+                controls: controlsNamed(policy_yaml),
+                consuming_envs: [],
               },
             },
           },
@@ -49,7 +54,12 @@ export const policiesProjection: Projection = {
             collection: POLICIES,
             id,
             update: {
-              $set: { description, last_modified_at: at, latest_version: version },
+              $set: {
+                description,
+                last_modified_at: at,
+                latest_version: version,
+                controls: controlsNamed(policy_yaml),
+              },
               $push: {
                 events: entry({ version }),
                 versions: { version, comment, created_by, timestamp: at, policy_yaml },
@@ -74,3 +84,15 @@ export const policiesProjection: Projection = {
     }
   },
 };
+
+/** An environment's attach or detach: its name joins or leaves each policy's `consuming_envs`. */
+function consumers(stored: StoredEvent): DocWrite[] {
+  const org = stored.metadata.org as string;
+  const env = stored.stream.slice(stored.stream.indexOf('/') + 1);
+  const operator = stored.type === 'policies_attached' ? '$addToSet' : '$pull';
+  return (stored.data.policy_names as string[]).map((name) => ({
+    collection: POLICIES,
+    id: policyId(org, name),
+    update: { [operator]: { consuming_envs: env } },
+  }));
+}

@@ -23,6 +23,8 @@ export interface AttestationRule {
   type: string;
   if?: string;
   must_be_compliant?: boolean;
+  /** The control (its identifier) this rule gives evidence for. */
+  for_control?: string;
   exceptions?: Exception[];
 }
 
@@ -66,6 +68,7 @@ const schema = {
               type: { type: 'string', pattern: ATTESTATION_TYPE },
               if: { type: 'string' },
               must_be_compliant: { type: 'boolean' },
+              for_control: { type: 'string', minLength: 1, maxLength: 128 },
               exceptions,
             },
           },
@@ -141,4 +144,12 @@ export function readPolicy(text: string): { policy: EnvironmentPolicy } | { erro
     }
   }
   return Object.keys(errors).length ? { errors } : { policy: document };
+}
+
+/** The controls a policy's attestation rules name (`for_control`); none when the text is not a valid policy. */
+export function controlsNamed(text: string): string[] {
+  const read = readPolicy(text);
+  if (!('policy' in read)) return [];
+  const named = (read.policy.artifacts?.attestations ?? []).flatMap((rule) => rule.for_control ?? []);
+  return [...new Set(named)].sort();
 }
