@@ -4,3 +4,4 @@ export * from './policy.decider';
 export * from './policy-document';
 export * from './policy-expression';
 export * from './policies.projection';
+export * from './policy-evaluation';

@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readPolicy } from './policy-document';
+import { PROVENANCE_RULES, SCHEMA_LINE } from './policies.testing';
 
-const GOOD = `_schema: https://kosli.com/schemas/policy/environment/v1
-artifacts:
-  provenance:
-    required: true
-    exceptions:
-      - if: \${{ matches(artifact.name, "^datadog/") }}
-  trail-compliance:
-    required: true
-  attestations:
+const GOOD = `${SCHEMA_LINE}${PROVENANCE_RULES}  attestations:
     - name: dependency-scan
       type: snyk
       if: \${{ flow.tags.risk == "high" }}
