@@ -211,6 +211,88 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.deepEqual(list.body[0].policies_referencing, ['other', 'reviewed']);
     });
 
+    it('judges each snapshot by the attached policies: decisions and reasons, and the state', async () => {
+      const F1 = 'f1'.repeat(32);
+      const F2 = 'f2'.repeat(32);
+      const F3 = 'f3'.repeat(32);
+      const pod = (image: string, fingerprint: string) => ({
+        creationTimestamp: 1_790_000_000,
+        digests: { [image]: `sha256:${fingerprint}` },
+        namespace: 'shop',
+        podName: `${image.replace(/\W/g, '-')}-1`,
+      });
+      await t.http
+        .put('/api/v2/flows/acme')
+        .send({ name: 'shop', tags: { risk: 'high' } })
+        .expect(201);
+      await t.http.put('/api/v2/trails/acme/shop').send({ name: 'b1' }).expect(201);
+      for (const [fingerprint, filename] of [
+        [F1, 'shop:1'],
+        [F3, 'shop-worker:1'],
+      ])
+        await t.http
+          .post('/api/v2/artifacts/acme/shop')
+          .send({ fingerprint, filename, trail_name: 'b1' })
+          .expect(201);
+      const rules = `artifacts:
+  provenance:
+    required: true
+    exceptions:
+      - if: \${{ matches(artifact.name, "^datadog/") }}
+  attestations:
+    - name: unit-tests
+      type: junit
+      if: \${{ flow.tags.risk == "high" }}
+`;
+      await upload(
+        { ...payload, name: 'needs-tests' },
+        `_schema: https://kosli.com/schemas/policy/environment/v1\n${rules}`,
+      ).expect(201);
+      await t.http.put('/api/v2/environments/acme').send({ name: 'cluster', type: 'K8S' }).expect(201);
+      await t.http
+        .post('/api/v2/environments/acme/cluster/policies')
+        .send({ policy_names: ['needs-tests'] })
+        .expect(200);
+
+      const report = (...pods: object[]) =>
+        t.http.put('/api/v2/environments/acme/cluster/report/K8S').send({ artifacts: pods }).expect(201);
+      const decisions = async () => {
+        const snapshot = (await t.http.get('/api/v2/environments/acme/cluster/snapshots/-1')).body;
+        const byName = Object.fromEntries(
+          snapshot.artifacts.map(
+            (a: { artifact_name: string; compliant: boolean; policy_decision: object }) => [
+              a.artifact_name,
+              [a.compliant, a.policy_decision],
+            ],
+          ),
+        );
+        return { snapshot: snapshot.compliant, byName };
+      };
+      await report(pod('shop:1', F1), pod('datadog/agent:7', F2));
+      const first = await decisions();
+      assert.deepEqual(first.byName['shop:1'], [
+        false,
+        { compliant: false, reasons: ["needs-tests: attestation 'unit-tests' of type junit is missing"] },
+      ]);
+      assert.deepEqual(first.byName['datadog/agent:7'], [true, { compliant: true, reasons: [] }]);
+      assert.equal(first.snapshot, false);
+      assert.equal((await t.http.get('/api/v2/environments/acme/cluster')).body.state, false);
+
+      await t.http
+        .post('/api/v2/attestations/acme/shop/trail/b1/junit')
+        .send({
+          attestation_name: 'unit-tests',
+          junit_results: [{ name: 's', tests: 3, failures: 0, errors: 0 }],
+        })
+        .expect(201);
+      await report(pod('shop:1', F1), pod('datadog/agent:7', F2), pod('shop-worker:1', F3));
+      const second = await decisions();
+      assert.deepEqual(second.byName['shop:1'], [true, { compliant: true, reasons: [] }]);
+      assert.deepEqual(second.byName['shop-worker:1'], [true, { compliant: true, reasons: [] }]);
+      assert.equal(second.snapshot, true);
+      assert.equal((await t.http.get('/api/v2/environments/acme/cluster')).body.state, true);
+    });
+
     it('answers 404 Policy not found for an unknown policy', async () => {
       const res = await t.http.get('/api/v2/policies/acme/nope');
       assert.equal(res.status, 404);

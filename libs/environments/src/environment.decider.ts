@@ -24,7 +24,7 @@ export interface SnapshotArtifact extends RunningArtifact {
 export interface SnapshotEntry {
   /** The trails that reported the artifact, as known when the snapshot was made. */
   provenance?: Provenance[];
-  /** Its compliance then: true only when every trail that reported it was compliant. */
+  /** Its compliance then: by the attached policies, or (none attached) every trail that reported it compliant. */
   compliant?: boolean;
   event_type: 'started' | 'exited' | 'changed';
   fingerprint: string;

@@ -11,6 +11,7 @@ import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
 import { environmentView } from './environment-view';
+import { judgeRunning } from './policy-judgement';
 import { AuditLogQuery, DeploymentsQuery, EnvironmentView, PutEnvironmentDto } from './environments.dto';
 import {
   DEPLOYMENTS,
@@ -127,7 +128,13 @@ export class EnvironmentsController {
           kind: 'report',
           name: env,
           reportType: 'K8S',
-          artifacts: await this.withProvenance(org, runningArtifacts(parsed.pods)),
+          artifacts: await judgeRunning(
+            this.reads,
+            org,
+            ((await this.reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, env) }))
+              ?.policies as string[] | undefined) ?? [],
+            await this.withProvenance(org, runningArtifacts(parsed.pods)),
+          ),
           pods: parsed.pods.length,
         },
         requestMetadata(req),

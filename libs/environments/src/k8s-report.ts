@@ -31,8 +31,13 @@ export interface RunningArtifact {
   pods: { pod: string; namespace: string; created_at: number }[];
   /** The trails that reported this fingerprint (its provenance), when any did. */
   provenance?: Provenance[];
-  /** Whether those trails are compliant; null without provenance (which counts as not compliant). */
+  /**
+   * Whether it is compliant: by the environment's policies when some are
+   * attached, else by its trails; null without provenance (not compliant).
+   */
   compliant?: boolean | null;
+  /** The attached policies' verdict and its reasons (absent when no policy is attached). */
+  policy_decision?: { compliant: boolean; reasons: string[] };
 }
 
 const DIGEST = '^(?:[^\\s]*@)?(?:sha256:)?[0-9a-f]{64}$';
