@@ -1,22 +1,18 @@
-import { microsToSeconds } from '#des/event-store';
 import { storedTags } from '#des/platform';
-import type { Projection } from '#des/projections';
+import { aggregateEvent, type Projection } from '#des/projections';
 import type { ControlEvent } from './control.decider';
 
 export const CONTROLS = 'controls';
 export const controlId = (org: string, identifier: string) => `${org}/${identifier}`;
 
-const identifierOf = (stream: string) => stream.slice(stream.indexOf('/') + 1);
-
 export const controlsProjection: Projection = {
   name: 'controls',
   collections: [{ name: CONTROLS, indexes: [{ name: 'by_org', keys: { org: 1, identifier: 1 } }] }],
   project(stored) {
-    if (!stored.stream.startsWith('control-')) return [];
-    const org = stored.metadata.org as string;
-    const at = microsToSeconds(stored.recordedAt);
-    const event = { type: stored.type, data: stored.data } as ControlEvent;
-    const id = controlId(org, identifierOf(stored.stream));
+    const read = aggregateEvent<ControlEvent>(stored, 'control');
+    if (!read) return [];
+    const { org, at, event } = read;
+    const id = controlId(org, read.id);
     switch (event.type) {
       case 'control_created': {
         const { identifier, name, description, links, created_by, version } = event.data;

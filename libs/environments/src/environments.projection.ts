@@ -1,6 +1,5 @@
-import { microsToSeconds } from '#des/event-store';
 import { storedTags } from '#des/platform';
-import type { DocWrite, Projection } from '#des/projections';
+import { aggregateEvent, type DocWrite, type Projection } from '#des/projections';
 import type { EnvironmentEvent, SnapshotEntry } from './environment.decider';
 import { imageName } from './k8s-report';
 import type { Commit } from '#des/trails';
@@ -46,10 +45,9 @@ export const environmentsProjection: Projection = {
     { name: ENVIRONMENT_EVENTS, indexes: [{ name: 'by_env_seq', keys: { org: 1, environment: 1, seq: 1 } }] },
   ],
   project(stored) {
-    if (!stored.stream.startsWith('environment-')) return [];
-    const org = stored.metadata.org as string;
-    const at = microsToSeconds(stored.recordedAt);
-    const event = { type: stored.type, data: stored.data } as EnvironmentEvent;
+    const read = aggregateEvent<EnvironmentEvent>(stored, 'environment');
+    if (!read) return [];
+    const { org, at, event } = read;
     switch (event.type) {
       case 'environment_created':
         return [
@@ -75,12 +73,11 @@ export const environmentsProjection: Projection = {
             },
           },
         ];
-      case 'environment_updated': {
-        const name = stored.stream.slice(stored.stream.indexOf('/') + 1);
+      case 'environment_updated':
         return [
           {
             collection: ENVIRONMENTS,
-            id: environmentId(org, name),
+            id: environmentId(org, read.id),
             update: {
               $set: {
                 type: event.data.type,
@@ -91,28 +88,23 @@ export const environmentsProjection: Projection = {
             },
           },
         ];
-      }
       case 'policies_attached':
-      case 'policies_detached': {
-        const name = stored.stream.slice(stored.stream.indexOf('/') + 1);
+      case 'policies_detached':
         return [
           {
             collection: ENVIRONMENTS,
-            id: environmentId(org, name),
+            id: environmentId(org, read.id),
             update: { $set: { policies: event.data.policies } },
           },
         ];
-      }
-      case 'tags_changed': {
-        const name = stored.stream.slice(stored.stream.indexOf('/') + 1);
+      case 'tags_changed':
         return [
           {
             collection: ENVIRONMENTS,
-            id: environmentId(org, name),
+            id: environmentId(org, read.id),
             update: { $set: { tags: storedTags(event.data.tags) } },
           },
         ];
-      }
       case 'report_received':
         return [
           {

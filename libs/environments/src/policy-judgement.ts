@@ -38,11 +38,9 @@ export async function judgeRunning(
   if (policyNames.length === 0 || running.length === 0) return running;
   const policies = await attachedPolicies(reads, org, policyNames);
   const traced = running.flatMap((a) => a.provenance ?? []);
-  const trails = (await reads
-    .collection(TRAILS)
-    .find({
-      _id: { $in: [...new Set(traced.map((p) => trailId(org, p.flow, p.trail)))] },
-    })) as unknown as TrailView[];
+  const trails = (await reads.collection(TRAILS).find({
+    _id: { $in: [...new Set(traced.map((p) => trailId(org, p.flow, p.trail)))] },
+  })) as unknown as TrailView[];
   const flows = await reads
     .collection(FLOWS)
     .find({ _id: { $in: [...new Set(traced.map((p) => flowId(org, p.flow)))] } });

@@ -1,6 +1,5 @@
-import { microsToSeconds } from '#des/event-store';
 import { storedTags } from '#des/platform';
-import type { Projection } from '#des/projections';
+import { aggregateEvent, type Projection } from '#des/projections';
 import type { FlowEvent } from './flow.decider';
 
 export const FLOWS = 'flows';
@@ -10,10 +9,9 @@ export const flowsProjection: Projection = {
   name: 'flows',
   collections: [{ name: FLOWS, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] }],
   project(stored) {
-    if (!stored.stream.startsWith('flow-')) return [];
-    const org = stored.metadata.org as string;
-    const at = microsToSeconds(stored.recordedAt);
-    const event = { type: stored.type, data: stored.data } as FlowEvent;
+    const read = aggregateEvent<FlowEvent>(stored, 'flow');
+    if (!read) return [];
+    const { org, at, event } = read;
     switch (event.type) {
       case 'flow_created':
         return [
@@ -51,7 +49,7 @@ export const flowsProjection: Projection = {
         return [
           {
             collection: FLOWS,
-            id: flowId(org, stored.stream.slice(stored.stream.indexOf('/') + 1)),
+            id: flowId(org, read.id),
             update: { $set: { tags: storedTags(event.data.tags), last_modified_at: at } },
           },
         ];

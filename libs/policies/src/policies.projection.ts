@@ -1,6 +1,5 @@
-import { microsToSeconds } from '#des/event-store';
 import type { StoredEvent } from '#des/event-store';
-import type { DocWrite, Projection } from '#des/projections';
+import { aggregateEvent, type DocWrite, type Projection } from '#des/projections';
 import type { PolicyEvent } from './policy.decider';
 import { controlsNamed } from './policy-document';
 
@@ -13,12 +12,11 @@ export const policiesProjection: Projection = {
   collections: [{ name: POLICIES, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] }],
   project(stored) {
     if (stored.type === 'policies_attached' || stored.type === 'policies_detached') return consumers(stored);
-    if (!stored.stream.startsWith('policy-')) return [];
-    const org = stored.metadata.org as string;
+    const read = aggregateEvent<PolicyEvent>(stored, 'policy');
+    if (!read) return [];
+    const { org, at, event } = read;
+    const id = policyId(org, read.id);
     const user = (stored.metadata.actor as { name?: string } | undefined)?.name ?? '';
-    const at = microsToSeconds(stored.recordedAt);
-    const event = { type: stored.type, data: stored.data } as PolicyEvent;
-    const id = policyId(org, stored.stream.slice(stored.stream.indexOf('/') + 1));
     const entry = (data: Record<string, unknown>) => ({ type: event.type, timestamp: at, user, data });
     switch (event.type) {
       case 'policy_created': {
@@ -87,10 +85,11 @@ export const policiesProjection: Projection = {
 
 /** An environment's attach or detach: its name joins or leaves each policy's `consuming_envs`. */
 function consumers(stored: StoredEvent): DocWrite[] {
-  const org = stored.metadata.org as string;
-  const env = stored.stream.slice(stored.stream.indexOf('/') + 1);
-  const operator = stored.type === 'policies_attached' ? '$addToSet' : '$pull';
-  return (stored.data.policy_names as string[]).map((name) => ({
+  const read = aggregateEvent<{ type: string; data: { policy_names: string[] } }>(stored, 'environment');
+  if (!read) return [];
+  const { org, id: env, event } = read;
+  const operator = event.type === 'policies_attached' ? '$addToSet' : '$pull';
+  return event.data.policy_names.map((name) => ({
     collection: POLICIES,
     id: policyId(org, name),
     update: { [operator]: { consuming_envs: env } },

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '#des/event-store';
+import { microsToSeconds, type StoredEvent } from '#des/event-store';
 import type { Doc, IndexSpec, ReadStore, Update } from '#des/read-store';
 
 /** One write of a projection: an upsert of one document by `_id`, with MongoDB update operators. */
@@ -32,4 +32,28 @@ export async function declareCollections(store: ReadStore, projections: Projecti
   for (const projection of projections) {
     for (const c of projection.collections) await store.ensureIndexes(c.name, c.indexes);
   }
+}
+
+/** One event of an aggregate's stream (`<aggregate>-<org>/<id>`), with what a projection needs of it. */
+export interface AggregateEvent<E> {
+  org: string;
+  /** The aggregate's id within its organization: the stream name after `<org>/`. */
+  id: string;
+  /** When it was recorded, in UNIX seconds. */
+  at: number;
+  event: E;
+}
+
+/** `stored` as an event of `aggregate`'s streams, or null when it belongs to another stream. */
+export function aggregateEvent<E extends { type: string; data: unknown }>(
+  stored: StoredEvent,
+  aggregate: string,
+): AggregateEvent<E> | null {
+  if (!stored.stream.startsWith(`${aggregate}-`)) return null;
+  return {
+    org: stored.metadata.org as string,
+    id: stored.stream.slice(stored.stream.indexOf('/') + 1),
+    at: microsToSeconds(stored.recordedAt),
+    event: { type: stored.type, data: stored.data } as E,
+  };
 }

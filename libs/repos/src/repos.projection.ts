@@ -1,5 +1,5 @@
 import { storedTags } from '#des/platform';
-import type { DocWrite, Projection } from '#des/projections';
+import { aggregateEvent, type DocWrite, type Projection } from '#des/projections';
 import type { RepoInfo, TrailEvent } from '#des/trails';
 import type { RepoEvent } from './repo.decider';
 
@@ -28,10 +28,9 @@ export const reposProjection: Projection = {
   name: 'repos',
   collections: [{ name: REPOS, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] }],
   project(stored) {
-    const org = stored.metadata.org as string;
-    if (stored.stream.startsWith('repo-')) {
-      const event = { type: stored.type, data: stored.data } as RepoEvent;
-      const name = stored.stream.slice(stored.stream.indexOf('/') + 1);
+    const tagged = aggregateEvent<RepoEvent>(stored, 'repo');
+    if (tagged) {
+      const { org, id: name, event } = tagged;
       // $setOnInsert: a repository tagged before a trail names it again still lists its name.
       return [
         {
@@ -45,6 +44,7 @@ export const reposProjection: Projection = {
       ];
     }
     if (!stored.stream.startsWith('trail-')) return [];
+    const org = stored.metadata.org as string;
     const event = { type: stored.type, data: stored.data } as TrailEvent;
     switch (event.type) {
       case 'trail_reported':
