@@ -11,7 +11,7 @@ import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
 import { environmentView } from './environment-view';
-import { judgeRunning } from './policy-judgement';
+import { judgeRunning, type Traced } from './policy-judgement';
 import { AuditLogQuery, DeploymentsQuery, EnvironmentView, PutEnvironmentDto } from './environments.dto';
 import {
   DEPLOYMENTS,
@@ -255,21 +255,20 @@ export class EnvironmentsController {
 
   /**
    * Each running fingerprint's trails with their commit and repository, and
-   * whether they are compliant (for `changed` entries, deployments and `state`).
+   * whether they are compliant (for `changed` entries, deployments and `state`);
+   * with the trails and flows read for it, which the policies judge by too.
    */
-  private async withProvenance(org: string, running: RunningArtifact[]): Promise<RunningArtifact[]> {
-    if (running.length === 0) return running;
+  private async withProvenance(org: string, running: RunningArtifact[]): Promise<Traced> {
+    const none: Traced = { running, trails: [], flows: [] };
+    if (running.length === 0) return none;
     const artifacts = await this.reads
       .collection(ARTIFACTS)
       .find({ org, fingerprint: { $in: running.map((a) => a.fingerprint) } });
-    if (artifacts.length === 0) return running;
-    const trails = new Map(
-      (
-        await this.reads
-          .collection(TRAILS)
-          .find({ _id: { $in: artifacts.map((a) => trailId(org, a.flow as string, a.trail as string)) } })
-      ).map((t) => [`${t.flow as string}/${t.name as string}`, t as unknown as TrailView]),
-    );
+    if (artifacts.length === 0) return none;
+    const trailViews = (await this.reads.collection(TRAILS).find({
+      _id: { $in: artifacts.map((a) => trailId(org, a.flow as string, a.trail as string)) },
+    })) as unknown as TrailView[];
+    const trails = new Map(trailViews.map((t) => [`${t.flow}/${t.name}`, t]));
     const flows = await this.reads
       .collection(FLOWS)
       .find({ _id: { $in: [...new Set(artifacts.map((a) => flowId(org, a.flow as string)))] } });
@@ -279,7 +278,7 @@ export class EnvironmentsController {
       const template = (flows.find((f) => f.name === trail.flow)?.template as FlowTemplate | null) ?? null;
       return trailCompliance(trail, template).status === 'COMPLIANT';
     };
-    return running.map((a) => {
+    const traced = running.map((a) => {
       const provenance: Provenance[] = artifacts
         .filter((x) => x.fingerprint === a.fingerprint)
         .map((x) => {
@@ -295,6 +294,7 @@ export class EnvironmentsController {
       if (provenance.length === 0) return a;
       return { ...a, provenance, compliant: provenance.every((p) => compliant(`${p.flow}/${p.trail}`)) };
     });
+    return { running: traced, trails: trailViews, flows };
   }
 
   private async environment(org: string, name: string): Promise<Doc> {

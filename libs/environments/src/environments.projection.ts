@@ -25,8 +25,8 @@ export const sequence = (position: number, i: number) =>
   `${String(position).padStart(16, '0')}:${String(i).padStart(6, '0')}`;
 
 /**
- * Until policies can be attached: an environment is compliant iff every
- * running artifact is compliant by its own trails (no provenance: not
+ * An environment is compliant iff every running artifact is: by the attached
+ * policies, or with none attached by its own trails (no provenance: not
  * compliant); one that runs nothing is compliant.
  */
 export const environmentState = (running: { compliant?: boolean | null }[]) =>

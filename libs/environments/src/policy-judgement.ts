@@ -1,9 +1,15 @@
 import { tagsOf } from '#des/platform';
-import type { ReadStore } from '#des/read-store';
 import { ArtifactFacts, judgeArtifact, NamedPolicy, POLICIES, policyId, readPolicy } from '#des/policies';
-import { FLOWS, flowId } from '#des/flows';
-import { TRAILS, trailId, type AttestationView, type TrailView } from '#des/trails';
+import type { Doc, ReadStore } from '#des/read-store';
+import type { AttestationView, TrailView } from '#des/trails';
 import type { RunningArtifact } from './k8s-report';
+
+/** The running artifacts with their provenance, and the trails and flows it was read from. */
+export interface Traced {
+  running: RunningArtifact[];
+  trails: TrailView[];
+  flows: Doc[];
+}
 
 /** The latest version of each named policy, read (a policy that no longer reads judges nothing). */
 async function attachedPolicies(reads: ReadStore, org: string, names: string[]): Promise<NamedPolicy[]> {
@@ -26,24 +32,18 @@ const attestationFacts = (a: AttestationView) => ({
 /**
  * Judges each running artifact by the environment's attached policies, with
  * what its trails say of it: its flow and the flow's tags, the trails'
- * compliance, the attestations on the trails and on the artifact. With no
- * policy attached the artifacts stay as they are (compliant by their trails).
+ * compliance, the attestations on the trails and on the artifact (the trails
+ * and flows its provenance was read from). With no policy attached the
+ * artifacts stay as they are (compliant by their trails).
  */
 export async function judgeRunning(
   reads: ReadStore,
   org: string,
   policyNames: string[],
-  running: RunningArtifact[],
+  { running, trails, flows }: Traced,
 ): Promise<RunningArtifact[]> {
   if (policyNames.length === 0 || running.length === 0) return running;
   const policies = await attachedPolicies(reads, org, policyNames);
-  const traced = running.flatMap((a) => a.provenance ?? []);
-  const trails = (await reads.collection(TRAILS).find({
-    _id: { $in: [...new Set(traced.map((p) => trailId(org, p.flow, p.trail)))] },
-  })) as unknown as TrailView[];
-  const flows = await reads
-    .collection(FLOWS)
-    .find({ _id: { $in: [...new Set(traced.map((p) => flowId(org, p.flow)))] } });
   return running.map((artifact) => {
     const provenance = artifact.provenance ?? [];
     const flow = provenance.length ? flows.find((f) => f.name === provenance[0].flow) : undefined;
