@@ -293,6 +293,19 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal((await t.http.get('/api/v2/environments/acme/cluster')).body.state, true);
     });
 
+    it('replays an upload sent again with its Idempotency-Key, and refuses the key with another file', async () => {
+      const key = { 'Idempotency-Key': `upload-${mode}` };
+      const first = await upload({ ...payload, name: 'keyed' }, V1).set(key);
+      assert.equal(first.status, 201);
+      const again = await upload({ ...payload, name: 'keyed' }, V1).set(key);
+      assert.deepEqual([again.status, again.body], [201, first.body]);
+      const otherFile = await upload({ ...payload, name: 'keyed' }, V2).set(key);
+      assert.equal(otherFile.status, 422);
+      assert.equal(otherFile.body.message, 'This Idempotency-Key was used with a different request');
+      const versions = (await t.http.get('/api/v2/policies/acme/keyed')).body.versions;
+      assert.equal(versions.length, 1, 'the refused upload recorded nothing');
+    });
+
     it('answers 404 Policy not found for an unknown policy', async () => {
       const res = await t.http.get('/api/v2/policies/acme/nope');
       assert.equal(res.status, 404);

@@ -14,7 +14,18 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 /** Responses larger than this are not kept (writes answer small documents). */
 const MAX_RECORDED_BYTES = 256 * 1024;
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
+
+/** A multipart request's files (parsed before interceptors run), by field: name, type and content digest. */
+function filesDigest(req: { files?: unknown }): string {
+  const files = req.files as
+    Record<string, { originalname: string; mimetype: string; buffer: Buffer }[]> | undefined;
+  if (!files || Object.keys(files).length === 0) return '';
+  const parts = Object.entries(files)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([field, list]) => list.map((f) => [field, f.originalname, f.mimetype, sha256(f.buffer)]));
+  return `\n${stringify(parts)}`;
+}
 
 /**
  * `Idempotency-Key` on every write: the first request with a key claims it
@@ -42,7 +53,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const { org } = req.principal;
     const keyHash = sha256(key);
-    const requestHash = sha256(`${req.method} ${req.originalUrl}\n${stringify(req.body ?? null)}`);
+    const requestHash = sha256(
+      `${req.method} ${req.originalUrl}\n${stringify(req.body ?? null)}${filesDigest(req)}`,
+    );
     const metadata = requestMetadata(req);
     const claim = await this.commands
       .execute(

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param, Put, Req, Res, UseInterceptors } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Put, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
@@ -9,7 +9,7 @@ import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangePolicy } from './policy.commands';
 import { readPolicy } from './policy-document';
 import { readPayload } from './policy-payload';
-import { PolicyUploadInterceptor } from './policy-upload.interceptor';
+import { PolicyUploadGuard } from './policy-upload.guard';
 import { POLICIES, policyId } from './policies.projection';
 
 /** A policy as endpoint 8 answers it: every field of the spec's Policy table. */
@@ -41,7 +41,7 @@ export class PoliciesController {
 
   @Put(':org')
   @Requires('admin')
-  @UseInterceptors(PolicyUploadInterceptor)
+  @UseGuards(PolicyUploadGuard)
   @ApiConsumes('multipart/form-data')
   @ApiBody({
     schema: {

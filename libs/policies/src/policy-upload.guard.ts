@@ -1,7 +1,6 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import multer from 'multer';
-import type { Observable } from 'rxjs';
 import { ApiError, VALIDATION_FAILED } from '#des/platform';
 
 /** The spec's limit on a policy upload. */
@@ -18,13 +17,16 @@ const upload = multer({
 ]);
 
 /**
- * Parses endpoint 8's multipart body with multer (busboy underneath), after
- * authentication. An upload over the limit is refused as soon as its bytes
- * pass the limit, so no more than 10 MB of it is ever held.
+ * Parses endpoint 8's multipart body with multer (busboy underneath). An
+ * upload over the limit is refused as soon as its bytes pass the limit, so no
+ * more than 10 MB of it is ever held. It is a guard only for its place in
+ * Nest's order: after the global authentication guard (nothing is parsed for
+ * a caller without the privilege) and before every interceptor, so the
+ * idempotency interceptor hashes the parsed parts, the file included.
  */
 @Injectable()
-export class PolicyUploadInterceptor implements NestInterceptor {
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+export class PolicyUploadGuard implements CanActivate {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     if (!req.is('multipart/form-data')) {
@@ -37,7 +39,7 @@ export class PolicyUploadInterceptor implements NestInterceptor {
         error ? reject(refusal(error)) : resolve(),
       ),
     );
-    return next.handle();
+    return true;
   }
 }
 
