@@ -53,7 +53,7 @@ try {
   const code = await new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--enable-source-maps', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files],
+      ['--enable-source-maps', '--expose-gc', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files],
       { cwd: root, env, stdio: 'inherit' },
     );
     child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
