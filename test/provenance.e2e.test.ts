@@ -143,7 +143,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal(environment.state, false, 'an artifact without provenance runs');
     });
 
-    it('records `changed` when a running artifact’s trail turns compliant and a snapshot is made', async () => {
+    it('records `changed` as soon as a running artifact’s trail turns compliant, not again at the next snapshot', async () => {
       await eventually(
         () => trailEvents('build-2'),
         (e) => e.includes('artifact_started_running'),
@@ -152,18 +152,36 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         .post('/api/v2/attestations/acme/shop/trail/build-2/generic')
         .send({ attestation_name: 'smoke' });
       assert.equal(ok.status, 201);
+      const changedRows = () =>
+        t.http
+          .get('/api/v2/environments/acme/prod/events?event_types=changed')
+          .then((r) =>
+            r.body.map((row: { artifact_name: string; snapshot_index: number; flow_names: string[] }) => [
+              row.artifact_name,
+              row.snapshot_index,
+              row.flow_names,
+            ]),
+          );
+      // The compliance reaction re-assesses what runs (snapshot 2) once the attestation is in.
+      await eventually(changedRows, (rows) => rows.length > 0);
+      assert.deepEqual(await changedRows(), [['shop:2', 2, ['shop']]]);
       const res = await t.http
         .put('/api/v2/environments/acme/prod/report/K8S')
         .send({ artifacts: [pod('shop:2', B), pod('cache:9', C), pod('queue:3', 'd4'.repeat(32))] });
       assert.equal(res.status, 201);
-      const changed = (await t.http.get('/api/v2/environments/acme/prod/events?event_types=changed')).body;
+      const head = await t.app.get<symbol, EventStore>(EVENT_STORE).head();
+      await eventually(
+        () =>
+          t.app
+            .get<symbol, ReadStore>(READ_STORE)
+            .collection<{ _id: string; position: number }>(CHECKPOINTS)
+            .findOne({ _id: 'reaction:compliance' }),
+        (c) => (c?.position ?? 0) >= head.position,
+      );
       assert.deepEqual(
-        changed.map((r: { artifact_name: string; snapshot_index: number; flow_names: string[] }) => [
-          r.artifact_name,
-          r.snapshot_index,
-          r.flow_names,
-        ]),
-        [['shop:2', 3, ['shop']]],
+        await changedRows(),
+        [['shop:2', 2, ['shop']]],
+        'snapshot 3 found nothing more to change',
       );
       const snapshot = (await t.http.get('/api/v2/environments/acme/prod/snapshots/3')).body;
       const shop2 = snapshot.artifacts.find((a: { artifact_name: string }) => a.artifact_name === 'shop:2');

@@ -1,5 +1,5 @@
 import type { EventMetadata } from '#des/event-store';
-import { AggregateCommand } from '#des/platform';
+import { AggregateCommand, type ExecuteOptions } from '#des/platform';
 import {
   EnvironmentCommand,
   environmentDecider,
@@ -14,7 +14,7 @@ export class ChangeEnvironment extends AggregateCommand<
   EnvironmentState,
   EnvironmentEvent
 > {
-  constructor(org: string, command: EnvironmentCommand, metadata: EventMetadata) {
-    super(environmentStream(org, command.name), environmentDecider, command, metadata);
+  constructor(org: string, command: EnvironmentCommand, metadata: EventMetadata, options?: ExecuteOptions) {
+    super(environmentStream(org, command.name), environmentDecider, command, metadata, options);
   }
 }

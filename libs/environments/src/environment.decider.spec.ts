@@ -116,6 +116,71 @@ describe('environment decider', () => {
     );
   });
 
+  it('re-assesses the running set between reports: compliance_changed only for what moved, and the state', () => {
+    const web = { ...art('a', 'web:1'), provenance: [{ flow: 'web', trail: 'b1' }], compliant: true };
+    const db = { ...art('b', 'db:5'), provenance: [{ flow: 'db', trail: 'b9' }], compliant: true };
+    const [s1] = play([created], [web, db]);
+    const cause = { event_type: 'attestation_reported', subject: 'trail web/b1' };
+    const reassess = (index: number, artifacts: RunningArtifact[]): EnvironmentCommand => ({
+      kind: 'reassess',
+      name: 'prod',
+      snapshotIndex: index,
+      artifacts,
+      cause,
+    });
+    const decision = { compliant: false, reasons: ["p: attestation 'unit-tests' of type junit is missing"] };
+    const failing = { ...web, compliant: false, policy_decision: decision };
+    given(created, s1)
+      .when(reassess(1, [web, db]))
+      .then([]);
+    const changed = given(created, s1).when(reassess(1, [failing, db])).events;
+    assert.deepEqual(changed, [
+      {
+        type: 'compliance_changed',
+        data: {
+          name: 'prod',
+          snapshot_index: 1,
+          state: false,
+          previous_state: true,
+          cause,
+          entries: [
+            {
+              event_type: 'changed',
+              fingerprint: web.fingerprint,
+              artifact_name: 'web:1',
+              instances: 1,
+              since_snapshot: 1,
+              compliant: false,
+              provenance: web.provenance,
+              policy_decision: decision,
+            },
+          ],
+        },
+      },
+    ]);
+    // Folded: the same assessment again changes nothing; the way back does.
+    given(created, s1, ...changed)
+      .when(reassess(1, [failing, db]))
+      .then([]);
+    const back = given(created, s1, ...changed).when(reassess(1, [web, db])).events;
+    assert.ok(back[0].type === 'compliance_changed');
+    assert.deepEqual([back[0].data.previous_state, back[0].data.state], [false, true]);
+    // A newer snapshot exists (the assessment read an older one), or none: nothing.
+    given(created, s1)
+      .when(reassess(0, [failing, db]))
+      .then([]);
+    given()
+      .when(reassess(1, [failing]))
+      .then([]);
+    // The next report compares with the re-assessed set: still failing is no `changed` entry.
+    const [s2] = play([created, s1, ...changed], [failing, db, art('c', 'cache:2')]);
+    assert.ok(s2.type === 'snapshot_created');
+    assert.deepEqual(
+      s2.data.entries.map((e) => [e.event_type, e.artifact_name]),
+      [['started', 'cache:2']],
+    );
+  });
+
   it('attaches and detaches policies, recording only what changes, with the list after it', () => {
     const attach = (policies: string[]): EnvironmentCommand => ({
       kind: 'attach_policies',

@@ -26,6 +26,8 @@ export interface SnapshotEntry {
   provenance?: Provenance[];
   /** Its compliance then: by the attached policies, or (none attached) every trail that reported it compliant. */
   compliant?: boolean;
+  /** The attached policies' verdict and its reasons (absent when no policy is attached). */
+  policy_decision?: { compliant: boolean; reasons: string[] };
   event_type: 'started' | 'exited' | 'changed';
   fingerprint: string;
   artifact_name: string;
@@ -47,14 +49,45 @@ export type EnvironmentEvent =
       'snapshot_created',
       { name: string; index: number; pods: number; artifacts: SnapshotArtifact[]; entries: SnapshotEntry[] }
     >
+  | DomainEvent<
+      'compliance_changed',
+      {
+        name: string;
+        /** The snapshot whose running set was re-assessed (its record stays as the report made it). */
+        snapshot_index: number;
+        state: boolean;
+        previous_state: boolean;
+        cause: ReassessCause;
+        /** A `changed` entry per artifact whose compliance or provenance the re-assessment changed. */
+        entries: SnapshotEntry[];
+      }
+    >
   | DomainEvent<'policies_attached', { policy_names: string[]; policies: string[] }>
   | DomainEvent<'policies_detached', { policy_names: string[]; policies: string[] }>
   | TagsChanged;
+
+/** What made the running set be re-assessed: an event, and what it changed. */
+export interface ReassessCause {
+  event_type: string;
+  /** `policy <name>`, `trail <flow>/<trail>`, `flow <name>` or `environment <name>`. */
+  subject: string;
+}
 
 export type EnvironmentCommand =
   | { kind: 'put_environment'; name: string; type: EnvironmentType; description: string; included: string[] }
   | { kind: 'report'; name: string; reportType: EnvironmentType; artifacts: RunningArtifact[]; pods: number }
   | { kind: 'change_tags'; name: string; change: TagChange }
+  /**
+   * The running set of snapshot `snapshotIndex`, assessed again as the read
+   * models know it now; a stale index (a newer snapshot exists) changes nothing.
+   */
+  | {
+      kind: 'reassess';
+      name: string;
+      snapshotIndex: number;
+      artifacts: RunningArtifact[];
+      cause: ReassessCause;
+    }
   /** Attach or detach environment policies (their existence is checked by the caller). */
   | { kind: 'attach_policies' | 'detach_policies'; name: string; policies: string[] };
 
@@ -68,6 +101,14 @@ export interface EnvironmentState {
   tags: Tags;
   policies: string[];
 }
+
+/**
+ * An environment is compliant iff every running artifact is: by the attached
+ * policies, or with none attached by its own trails (no provenance: not
+ * compliant); one that runs nothing is compliant.
+ */
+export const environmentState = (running: { compliant?: boolean | null }[]) =>
+  running.every((a) => a.compliant === true);
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 const provenanceKeys = (a: RunningArtifact) => (a.provenance ?? []).map((p) => `${p.flow}/${p.trail}`).sort();
@@ -99,6 +140,18 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
         return state;
       case 'snapshot_created':
         return { ...state, lastIndex: event.data.index, running: event.data.artifacts };
+      case 'compliance_changed': {
+        const changed = new Map(event.data.entries.map((e) => [e.fingerprint, e]));
+        return {
+          ...state,
+          running: state.running.map((a) => {
+            const e = changed.get(a.fingerprint);
+            return e
+              ? { ...a, provenance: e.provenance, compliant: e.compliant, policy_decision: e.policy_decision }
+              : a;
+          }),
+        };
+      }
       case 'tags_changed':
         return { ...state, tags: event.data.tags };
       case 'policies_attached':
@@ -112,6 +165,35 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
       case 'change_tags':
         if (!state.exists) throw new DomainError(404, 'Resource not found');
         return decideTagChange(state.tags, command.change);
+      case 'reassess': {
+        if (!state.exists || command.snapshotIndex !== state.lastIndex) return [];
+        const assessed = new Map(command.artifacts.map((a) => [a.fingerprint, a]));
+        const entries = state.running.flatMap((before) => {
+          const now = assessed.get(before.fingerprint);
+          if (!now) return [];
+          const same =
+            (before.compliant === true) === (now.compliant === true) &&
+            sameSet(provenanceKeys(before), provenanceKeys(now));
+          if (same) return [];
+          const { provenance, compliant, policy_decision } = now;
+          return [entry('changed', { ...before, provenance, compliant, policy_decision })];
+        });
+        if (entries.length === 0) return [];
+        const changed = new Map(entries.map((e) => [e.fingerprint, e]));
+        return [
+          {
+            type: 'compliance_changed',
+            data: {
+              name: command.name,
+              snapshot_index: state.lastIndex,
+              state: environmentState(state.running.map((a) => changed.get(a.fingerprint) ?? a)),
+              previous_state: environmentState(state.running),
+              cause: command.cause,
+              entries,
+            },
+          },
+        ];
+      }
       case 'attach_policies':
       case 'detach_policies': {
         if (!state.exists) throw new DomainError(404, 'Environment not found');
@@ -202,5 +284,6 @@ function entry(event_type: SnapshotEntry['event_type'], a: SnapshotArtifact): Sn
     since_snapshot: a.since_snapshot,
     compliant: a.compliant === true,
     ...(a.provenance?.length ? { provenance: a.provenance } : {}),
+    ...(a.policy_decision ? { policy_decision: a.policy_decision } : {}),
   };
 }

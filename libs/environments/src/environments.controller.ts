@@ -11,7 +11,7 @@ import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
 import { environmentView } from './environment-view';
-import { judgeRunning, type Traced } from './policy-judgement';
+import { assessRunning } from './running-assessment';
 import { AuditLogQuery, DeploymentsQuery, EnvironmentView, PutEnvironmentDto } from './environments.dto';
 import {
   DEPLOYMENTS,
@@ -21,11 +21,7 @@ import {
   SNAPSHOTS,
   snapshotId,
 } from './environments.projection';
-import { parseK8sReport, Provenance, RunningArtifact, runningArtifacts } from './k8s-report';
-import { commitOf, trailCompliance, TrailView, ARTIFACTS, TRAILS, trailId } from '#des/trails';
-import type { FlowTemplate } from '#des/flows';
-import { FLOWS, flowId } from '#des/flows';
-import type { ArtifactData, RepoInfo } from '#des/trails';
+import { parseK8sReport, runningArtifacts } from './k8s-report';
 
 const DAY = 86_400;
 
@@ -128,12 +124,12 @@ export class EnvironmentsController {
           kind: 'report',
           name: env,
           reportType: 'K8S',
-          artifacts: await judgeRunning(
-            this.reads,
+          artifacts: await assessRunning(
+            { find: (collection, filter) => this.reads.collection(collection).find(filter) },
             org,
             ((await this.reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, env) }))
               ?.policies as string[] | undefined) ?? [],
-            await this.withProvenance(org, runningArtifacts(parsed.pods)),
+            runningArtifacts(parsed.pods),
           ),
           pods: parsed.pods.length,
         },
@@ -251,50 +247,6 @@ export class EnvironmentsController {
     } finally {
       csv.end();
     }
-  }
-
-  /**
-   * Each running fingerprint's trails with their commit and repository, and
-   * whether they are compliant (for `changed` entries, deployments and `state`);
-   * with the trails and flows read for it, which the policies judge by too.
-   */
-  private async withProvenance(org: string, running: RunningArtifact[]): Promise<Traced> {
-    const none: Traced = { running, trails: [], flows: [] };
-    if (running.length === 0) return none;
-    const artifacts = await this.reads
-      .collection(ARTIFACTS)
-      .find({ org, fingerprint: { $in: running.map((a) => a.fingerprint) } });
-    if (artifacts.length === 0) return none;
-    const trailViews = (await this.reads.collection(TRAILS).find({
-      _id: { $in: artifacts.map((a) => trailId(org, a.flow as string, a.trail as string)) },
-    })) as unknown as TrailView[];
-    const trails = new Map(trailViews.map((t) => [`${t.flow}/${t.name}`, t]));
-    const flows = await this.reads
-      .collection(FLOWS)
-      .find({ _id: { $in: [...new Set(artifacts.map((a) => flowId(org, a.flow as string)))] } });
-    const compliant = (key: string) => {
-      const trail = trails.get(key);
-      if (!trail) return false;
-      const template = (flows.find((f) => f.name === trail.flow)?.template as FlowTemplate | null) ?? null;
-      return trailCompliance(trail, template).status === 'COMPLIANT';
-    };
-    const traced = running.map((a) => {
-      const provenance: Provenance[] = artifacts
-        .filter((x) => x.fingerprint === a.fingerprint)
-        .map((x) => {
-          const trail = trails.get(`${x.flow as string}/${x.trail as string}`) ?? null;
-          return {
-            flow: x.flow as string,
-            trail: x.trail as string,
-            commit: commitOf(x as unknown as ArtifactData, trail),
-            repo: (x.repo_info as RepoInfo | null) ?? trail?.repo_info ?? null,
-          };
-        })
-        .sort((x, y) => `${x.flow}/${x.trail}`.localeCompare(`${y.flow}/${y.trail}`));
-      if (provenance.length === 0) return a;
-      return { ...a, provenance, compliant: provenance.every((p) => compliant(`${p.flow}/${p.trail}`)) };
-    });
-    return { running: traced, trails: trailViews, flows };
   }
 
   private async environment(org: string, name: string): Promise<Doc> {

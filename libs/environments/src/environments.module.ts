@@ -4,6 +4,7 @@ import { EnvironmentsController } from './environments.controller';
 import { EnvironmentPoliciesController } from './environment-policies.controller';
 import { environmentsProjection } from './environments.projection';
 import { provenanceReaction } from './provenance.reaction';
+import { complianceReaction } from './compliance.reaction';
 
 /** Environments, Kubernetes reports → snapshots, deployments and the audit log. */
 @Module({ controllers: [EnvironmentsController, EnvironmentPoliciesController] })
@@ -12,5 +13,5 @@ export class EnvironmentsModule {}
 export const environmentsFeature: ServiceFeature = {
   module: EnvironmentsModule,
   projections: [environmentsProjection],
-  reactions: [provenanceReaction],
+  reactions: [provenanceReaction, complianceReaction],
 };

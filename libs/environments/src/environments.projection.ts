@@ -1,6 +1,6 @@
 import { storedTags } from '#des/platform';
 import { aggregateEvent, type DocWrite, type Projection } from '#des/projections';
-import type { EnvironmentEvent, SnapshotEntry } from './environment.decider';
+import { environmentState, type EnvironmentEvent, type SnapshotEntry } from './environment.decider';
 import { imageName } from './k8s-report';
 import type { Commit } from '#des/trails';
 
@@ -25,21 +25,20 @@ export const sequence = (position: number, i: number) =>
   `${String(position).padStart(16, '0')}:${String(i).padStart(6, '0')}`;
 
 /**
- * An environment is compliant iff every running artifact is: by the attached
- * policies, or with none attached by its own trails (no provenance: not
- * compliant); one that runs nothing is compliant.
- */
-export const environmentState = (running: { compliant?: boolean | null }[]) =>
-  running.every((a) => a.compliant === true);
-
-/**
  * Environments (the spec's fields), their snapshots, deployments (each
  * `started` entry) and audit-log rows (each started/exited/changed entry).
  */
 export const environmentsProjection: Projection = {
   name: 'environments',
   collections: [
-    { name: ENVIRONMENTS, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] },
+    {
+      name: ENVIRONMENTS,
+      indexes: [
+        { name: 'by_org', keys: { org: 1, name: 1 } },
+        // Which environments run a fingerprint: the compliance reaction's question.
+        { name: 'by_running', keys: { org: 1, running_fingerprints: 1 } },
+      ],
+    },
     { name: SNAPSHOTS, indexes: [{ name: 'by_env', keys: { org: 1, environment: 1, index: -1 } }] },
     { name: DEPLOYMENTS, indexes: [{ name: 'by_env_time', keys: { org: 1, env_name: 1, deployed_at: -1 } }] },
     { name: ENVIRONMENT_EVENTS, indexes: [{ name: 'by_env_seq', keys: { org: 1, environment: 1, seq: 1 } }] },
@@ -120,7 +119,15 @@ export const environmentsProjection: Projection = {
           {
             collection: ENVIRONMENTS,
             id: environmentId(org, env),
-            update: { $set: { last_reported_at: at, last_changed_at: at, latest_snapshot: index, state } },
+            update: {
+              $set: {
+                last_reported_at: at,
+                last_changed_at: at,
+                latest_snapshot: index,
+                state,
+                running_fingerprints: artifacts.map((a) => a.fingerprint),
+              },
+            },
           },
           {
             collection: SNAPSHOTS,
@@ -136,6 +143,26 @@ export const environmentsProjection: Projection = {
           if (entry.event_type === 'started') writes.push(deployment(org, env, index, at, entry, exited));
         });
         return writes;
+      }
+      case 'compliance_changed': {
+        const { name: env, snapshot_index: index, entries, state, previous_state, cause } = event.data;
+        const flipped =
+          state === previous_state ? '' : `; environment now ${state ? 'compliant' : 'non-compliant'}`;
+        return [
+          { collection: ENVIRONMENTS, id: environmentId(org, env), update: { $set: { state } } },
+          ...entries.map((entry, i) => {
+            const seq = sequence(stored.position, i);
+            const now = entry.compliant ? 'compliant' : 'non-compliant';
+            const reasons = entry.policy_decision?.reasons.length
+              ? `: ${entry.policy_decision.reasons.join('; ')}`
+              : '';
+            const description = `${entry.artifact_name} re-assessed as ${now} after ${cause.event_type} (${cause.subject})${reasons}${flipped}`;
+            return auditRow(org, env, index, at, entry, seq, {
+              id: `${snapshotId(org, env, index)}/changed/${entry.fingerprint}/${seq}`,
+              description,
+            });
+          }),
+        ];
       }
       default:
         return [];
@@ -210,11 +237,13 @@ function auditRow(
   at: number,
   entry: SnapshotEntry,
   seq: string,
+  /** A re-assessment's row: its own id (several may change one snapshot's artifact) and description. */
+  reassessed?: { id: string; description: string },
 ): DocWrite {
   const plural = entry.instances === 1 ? 'instance' : 'instances';
   return {
     collection: ENVIRONMENT_EVENTS,
-    id: `${snapshotId(org, env, index)}/${entry.event_type}/${entry.fingerprint}`,
+    id: reassessed?.id ?? `${snapshotId(org, env, index)}/${entry.event_type}/${entry.fingerprint}`,
     update: {
       $set: {
         org,
@@ -229,8 +258,9 @@ function auditRow(
         ...names(entry),
         commit: commitOfEntry(entry)?.sha1 ?? null,
         compliant: entry.compliant === true,
-        description:
-          entry.event_type === 'changed'
+        description: reassessed
+          ? reassessed.description
+          : entry.event_type === 'changed'
             ? `${entry.artifact_name} changed provenance or compliance (${entry.instances} ${plural})`
             : `${entry.artifact_name} ${entry.event_type} (${entry.instances} ${plural})`,
       },

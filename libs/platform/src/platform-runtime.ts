@@ -1,4 +1,12 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  Optional,
+} from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import type { EventStore } from '#des/event-store';
 import type { Jobs } from '#des/jobs';
 import {
@@ -12,6 +20,8 @@ import {
   Reaction,
 } from '#des/projections';
 import type { ReadStore } from '#des/read-store';
+import { AggregateCommand } from './aggregate-command';
+import { CommandExecutor } from './command-executor';
 import { Config, Role, runs } from './config';
 import { Metrics } from './metrics';
 import { CONFIG, EVENT_STORE, JOBS, READ_STORE, ROLE } from './tokens';
@@ -57,6 +67,8 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
     @Inject(PROJECTIONS) projections: Projection[],
     @Inject(REACTIONS) reactions: Reaction[],
     private readonly metrics: Metrics,
+    /** Absent outside a Nest application (a bare runtime's reactions execute no command). */
+    @Optional() private readonly moduleRef?: ModuleRef,
   ) {
     this.checkpointNames = [...projections.map((p) => p.name), ...reactions.map((r) => `reaction:${r.name}`)];
     if (runs(role, 'projector')) {
@@ -64,6 +76,7 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
         batchSize: config.projectorBatchSize,
         flushSize: config.projectorFlushSize,
         reactions,
+        commands: { execute: (command) => this.executeForReaction(command) },
         logger: { log: (m) => this.logger.log(m), error: (m, e) => this.logger.error({ err: e }, m) },
         afterWrite: crashAfterWrites(process.env.DES_FAULT_KILL_AFTER_WRITES),
         onFailure: (failure) => metrics.projectionFailures.inc({ projection: failure.projection }),
@@ -78,6 +91,22 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
         projections.map((p) => p.name),
       );
     }
+  }
+
+  /**
+   * A reaction's command, on the executor itself (the executor needs the
+   * projector's progress, so it is looked up when first used): the write
+   * never waits for the read models, which this very projector applies.
+   */
+  private executeForReaction(command: object): Promise<unknown> {
+    if (!(command instanceof AggregateCommand)) {
+      throw new Error(`a reaction may only execute aggregate commands, not ${command.constructor.name}`);
+    }
+    if (!this.moduleRef) throw new Error('reactions execute commands only inside the Nest application');
+    const c = command as AggregateCommand<unknown, unknown, never>;
+    return this.moduleRef
+      .get(CommandExecutor)
+      .execute(c.stream, c.decider, c.command, c.metadata, { ...c.options, awaitReadModels: false });
   }
 
   /**

@@ -9,7 +9,7 @@ import type { Doc, ReadStore } from '#des/read-store';
 import { PositionedWrite, applyAllOnce, applyOnce } from './guarded-write';
 import { CHECKPOINTS, DocWrite, Projection, ProjectionReads, declareCollections } from './projection';
 import { ProjectionProgress, PositionWaiters } from './progress';
-import type { Reaction, ReactionOutput } from './reaction';
+import type { Reaction, ReactionCommands, ReactionOutput } from './reaction';
 
 export interface ProjectorLogger {
   log(message: string): void;
@@ -25,6 +25,8 @@ export interface ProjectorOptions {
   flushSize?: number;
   /** Reactions run after each batch's projections, with checkpoints of their own. */
   reactions?: Reaction[];
+  /** The command path reactions may execute commands on (the platform's executor). */
+  commands?: ReactionCommands;
   /**
    * Times an event is tried by a projection whose project() throws or whose
    * write is refused before that projection is stopped (default 3). Read-store
@@ -369,7 +371,7 @@ export class Projector implements ProjectionProgress {
       for (const event of batch) {
         if (event.position <= done) continue;
         try {
-          for (const output of await reaction.react(event, this.reads)) {
+          for (const output of await reaction.react(event, this.reads, this.commands)) {
             if (output.events.length) await this.appendOnce(output);
           }
         } catch (error) {
@@ -388,6 +390,13 @@ export class Projector implements ProjectionProgress {
   }
 
   private readonly streams = new Map<string, KnownStream>();
+
+  private readonly commands: ReactionCommands = {
+    execute: (command) => {
+      if (!this.options.commands) throw new Error('this projector was given no command path for reactions');
+      return this.options.commands.execute(command);
+    },
+  };
 
   /**
    * The stream's revision and the ids of its events. Cached per stream; a

@@ -31,7 +31,13 @@ export const trailsProjection: Projection = {
   name: 'trails',
   collections: [
     { name: TRAILS, indexes: [{ name: 'by_flow', keys: { org: 1, flow: 1, created_at: -1 } }] },
-    { name: ARTIFACTS, indexes: [{ name: 'by_fingerprint', keys: { org: 1, fingerprint: 1 } }] },
+    {
+      name: ARTIFACTS,
+      indexes: [
+        { name: 'by_fingerprint', keys: { org: 1, fingerprint: 1 } },
+        { name: 'by_flow', keys: { org: 1, flow: 1 } },
+      ],
+    },
   ],
   async project(stored, reads) {
     if (!stored.stream.startsWith('trail-')) return [];

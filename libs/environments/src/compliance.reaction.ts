@@ -1,0 +1,104 @@
+import type { StoredEvent } from '#des/event-store';
+import type { EventMetadata } from '#des/event-store';
+import type { ProjectionReads, Reaction } from '#des/projections';
+import { ARTIFACTS, TRAILS, trailId, type TrailView } from '#des/trails';
+import { ChangeEnvironment } from './environment.commands';
+import type { ReassessCause } from './environment.decider';
+import { ENVIRONMENTS, environmentId, SNAPSHOTS, snapshotId } from './environments.projection';
+import type { RunningArtifact } from './k8s-report';
+import { assessRunning } from './running-assessment';
+
+/** Events that can change what an environment's running artifacts are judged by. */
+const TRIGGERS: Record<string, Set<string>> = {
+  environment: new Set(['snapshot_created', 'policies_attached', 'policies_detached']),
+  policy: new Set(['policy_version_added']),
+  trail: new Set(['trail_updated', 'artifact_reported', 'attestation_reported']),
+  flow: new Set(['flow_updated', 'tags_changed']),
+};
+
+/** The environments (by name) whose running set `event` may judge differently, and why. */
+async function affected(
+  event: StoredEvent,
+  org: string,
+  reads: ProjectionReads,
+): Promise<{ environments: string[]; cause: ReassessCause }> {
+  const aggregate = event.stream.slice(0, event.stream.indexOf('-'));
+  const id = event.stream.slice(event.stream.indexOf('/') + 1);
+  const none = { environments: [], cause: { event_type: event.type, subject: '' } };
+  if (!TRIGGERS[aggregate]?.has(event.type)) return none;
+  const cause = { event_type: event.type, subject: `${aggregate} ${id}` };
+  const running = async (fingerprints: string[]) =>
+    fingerprints.length === 0
+      ? []
+      : (await reads.find(ENVIRONMENTS, { org, running_fingerprints: { $in: fingerprints } })).map(
+          (e) => e.name as string,
+        );
+  switch (aggregate) {
+    case 'environment':
+      // A new snapshot is judged by its report; assessing it again here catches what changed meanwhile.
+      return { environments: [id], cause };
+    case 'policy':
+      return {
+        environments: (await reads.find(ENVIRONMENTS, { org, policies: id })).map((e) => e.name as string),
+        cause,
+      };
+    case 'trail': {
+      const [flow, trail] = [id.slice(0, id.indexOf('/')), id.slice(id.indexOf('/') + 1)];
+      const view = (await reads.get(TRAILS, trailId(org, flow, trail))) as unknown as TrailView | null;
+      return { environments: await running((view?.artifacts ?? []).map((a) => a.fingerprint)), cause };
+    }
+    case 'flow': {
+      const artifacts = await reads.find(ARTIFACTS, { org, flow: id });
+      return {
+        environments: await running([...new Set(artifacts.map((a) => a.fingerprint as string))]),
+        cause,
+      };
+    }
+    default:
+      return none;
+  }
+}
+
+/**
+ * Environment compliance, kept current between reports: when a policy gains
+ * a version, policies are attached or detached, a running artifact's trail
+ * gains an attestation or an artifact, or its flow's template or tags change,
+ * each affected environment's running set is assessed again and the
+ * environment's decider records `compliance_changed` if any artifact's
+ * compliance or provenance moved. The command is decided against the
+ * environment's stream, so a replay after a crash records nothing twice.
+ */
+export const complianceReaction: Reaction = {
+  name: 'compliance',
+  async react(event, reads, commands) {
+    const org = event.metadata.org as string;
+    const { environments, cause } = await affected(event, org, reads);
+    const metadata: EventMetadata = {
+      org,
+      actor: { kind: 'system', name: 'compliance' },
+      causation_id: event.id,
+      correlation_id: event.metadata.correlation_id,
+    };
+    for (const name of [...new Set(environments)].sort()) {
+      const environment = await reads.get(ENVIRONMENTS, environmentId(org, name));
+      const index = (environment?.latest_snapshot as number | undefined) ?? 0;
+      if (!environment || index === 0) continue;
+      const snapshot = await reads.get(SNAPSHOTS, snapshotId(org, name, index));
+      if (!snapshot) continue;
+      const artifacts = await assessRunning(
+        reads,
+        org,
+        (environment.policies as string[]) ?? [],
+        snapshot.artifacts as RunningArtifact[],
+      );
+      await commands.execute(
+        new ChangeEnvironment(
+          org,
+          { kind: 'reassess', name, snapshotIndex: index, artifacts, cause },
+          metadata,
+        ),
+      );
+    }
+    return [];
+  },
+};
