@@ -81,14 +81,30 @@ async function trace(reads: DocFinder, org: string, running: RunningArtifact[]):
   return { running: traced, trails: trailViews, flows };
 }
 
+/** Policies read, by policy id and version: a version never changes, so neither does what it reads as. */
+const readPolicies = new Map<string, NamedPolicy['policy'] | null>();
+const READ_POLICIES_KEPT = 500;
+
+function policyVersion(id: string, version: number, text: string): NamedPolicy['policy'] | null {
+  const key = `${id}#${version}`;
+  let policy = readPolicies.get(key);
+  if (policy === undefined) {
+    const read = readPolicy(text);
+    policy = 'policy' in read ? read.policy : null;
+    if (readPolicies.size >= READ_POLICIES_KEPT) readPolicies.delete(readPolicies.keys().next().value!);
+    readPolicies.set(key, policy);
+  }
+  return policy;
+}
+
 /** The latest version of each named policy, read (a policy that no longer reads judges nothing). */
 async function attachedPolicies(reads: DocFinder, org: string, names: string[]): Promise<NamedPolicy[]> {
   const docs = await reads.find(POLICIES, { _id: { $in: names.map((n) => policyId(org, n)) } });
   return docs
     .flatMap((doc) => {
       const versions = doc.versions as { policy_yaml: string }[];
-      const read = readPolicy(versions[versions.length - 1].policy_yaml);
-      return 'policy' in read ? [{ name: doc.name as string, policy: read.policy }] : [];
+      const policy = policyVersion(doc._id, versions.length, versions[versions.length - 1].policy_yaml);
+      return policy ? [{ name: doc.name as string, policy }] : [];
     })
     .sort((a, b) => a.name.localeCompare(b.name));
 }
