@@ -59,7 +59,11 @@ export class BullMqJobs implements Jobs {
       await this.queue(queue).add(name, data, {
         jobId,
         attempts: options.attempts ?? DEFAULT_ATTEMPTS,
-        backoff: { type: 'exponential', delay: options.backoffMs ?? DEFAULT_BACKOFF_MS },
+        backoff: {
+          type: 'exponential',
+          delay: options.backoffMs ?? DEFAULT_BACKOFF_MS,
+          ...(options.jitter ? { jitter: options.jitter } : {}),
+        },
         removeOnComplete: { age: 24 * 3600, count: 10_000 },
         removeOnFail: false,
       });

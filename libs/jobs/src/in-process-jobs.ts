@@ -13,6 +13,7 @@ import {
 interface Job extends JobInfo {
   attempts: number;
   backoffMs: number;
+  jitter: number;
 }
 
 interface Queue {
@@ -53,6 +54,7 @@ export class InProcessJobs implements Jobs {
       attemptsMade: 0,
       attempts: options.attempts ?? DEFAULT_ATTEMPTS,
       backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
+      jitter: options.jitter ?? 0,
     });
     q.ready.push(id);
     this.pump(q);
@@ -99,7 +101,7 @@ export class InProcessJobs implements Jobs {
           q.ready.push(job.id);
           this.pump(q);
         },
-        backoffDelay(job.backoffMs, job.attemptsMade),
+        backoffDelay(job.backoffMs, job.attemptsMade, job.jitter),
       );
       this.timers.add(timer);
     }
@@ -126,6 +128,6 @@ export class InProcessJobs implements Jobs {
 }
 
 function publicInfo(job: Job): JobInfo {
-  const { attempts: _a, backoffMs: _b, ...info } = job;
+  const { attempts: _a, backoffMs: _b, jitter: _j, ...info } = job;
   return structuredClone(info);
 }

@@ -5,6 +5,8 @@ export interface JobOptions {
   attempts?: number;
   /** Base delay of the exponential back-off between attempts (default 200 ms). */
   backoffMs?: number;
+  /** Share of each back-off delay drawn at random (0–1, default 0): spreads retries of many jobs out. */
+  jitter?: number;
 }
 
 export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed';
@@ -56,6 +58,8 @@ export interface Jobs {
 export const DEFAULT_ATTEMPTS = 3;
 export const DEFAULT_BACKOFF_MS = 200;
 
-export function backoffDelay(baseMs: number, attemptsMade: number): number {
-  return baseMs * 2 ** (attemptsMade - 1);
+/** Exponential back-off; with jitter j the delay is drawn from [(1 − j)·d, d], as BullMQ draws it. */
+export function backoffDelay(baseMs: number, attemptsMade: number, jitter = 0, random = Math.random): number {
+  const delay = baseMs * 2 ** (attemptsMade - 1);
+  return jitter > 0 ? Math.floor(delay * (1 - jitter) + random() * delay * jitter) : delay;
 }
