@@ -18,7 +18,9 @@ import {
   Projection,
   Projector,
   Reaction,
+  reactionCheckpointFile,
 } from '#des/projections';
+import { join } from 'node:path';
 import type { ReadStore } from '#des/read-store';
 import { AggregateCommand } from './aggregate-command';
 import { CommandExecutor } from './command-executor';
@@ -76,8 +78,16 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
         batchSize: config.projectorBatchSize,
         flushSize: config.projectorFlushSize,
         reactions,
-        commands: { execute: (command) => this.executeForReaction(command) },
+        effects: {
+          execute: (command) => this.executeForReaction(command),
+          enqueue: (queue, name, data, options) => jobs.enqueue(queue, name, data, options),
+        },
         logger: { log: (m) => this.logger.log(m), error: (m, e) => this.logger.error({ err: e }, m) },
+        // The in-memory read store forgets checkpoints on restart; reactions must not.
+        reactionCheckpoints:
+          reads.kind === 'memory'
+            ? reactionCheckpointFile(join(config.dataDir, 'reaction-checkpoints.json'))
+            : undefined,
         afterWrite: crashAfterWrites(process.env.DES_FAULT_KILL_AFTER_WRITES),
         onFailure: (failure) => metrics.projectionFailures.inc({ projection: failure.projection }),
       });

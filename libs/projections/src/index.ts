@@ -5,3 +5,4 @@ export * from './projector';
 export * from './lease';
 export { streamStatsProjection } from './stream-stats.projection';
 export * from './reaction';
+export * from './reaction-checkpoint-file';

@@ -13,6 +13,10 @@ import { MemoryReadStore } from '#des/read-store';
 import { CHECKPOINTS } from './projection';
 import { Projector } from './projector';
 import { derivedId, Reaction } from './reaction';
+import { reactionCheckpointFile } from './reaction-checkpoint-file';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const SOURCE = 'source-acme/s';
 const TARGET = 'trail-acme/f/t';
@@ -133,6 +137,41 @@ describe('Projector reactions append with the exact expected revision', () => {
       { stream: TARGET, types: ['echoed'], expected: 0, outcome: 'WrongExpectedRevisionError' },
       { stream: TARGET, types: ['echoed'], expected: 1, outcome: 'ok' },
     ]);
+    await real.close();
+  });
+
+  it('reactions over an in-memory read store resume after a restart where they were, not from the start', async () => {
+    const real = new SqliteEventStore({ path: ':memory:' });
+    const dir = mkdtempSync(join(tmpdir(), 'des-reactions-'));
+    const checkpoints = reactionCheckpointFile(join(dir, 'reaction-checkpoints.json'));
+    const seen: number[] = [];
+    const counting: Reaction = {
+      name: 'counting',
+      react: (e) => {
+        if (e.type === 'trigger') seen.push(e.data.n as number);
+        return [];
+      },
+    };
+    await real.append(SOURCE, [event('trigger', { n: 1 }), event('trigger', { n: 2 })], 'any');
+    const first = new Projector(real, new MemoryReadStore(), [], {
+      reactions: [counting],
+      reactionCheckpoints: checkpoints,
+    });
+    await first.start();
+    await until(async () => seen.length === 2, 10_000);
+    await first.stop();
+
+    // A restart: a new, empty in-memory store; the reaction sees only what came after.
+    await real.append(SOURCE, [event('trigger', { n: 3 })], 'any');
+    const second = new Projector(real, new MemoryReadStore(), [], {
+      reactions: [counting],
+      reactionCheckpoints: checkpoints,
+    });
+    await second.start();
+    await until(async () => seen.length >= 3, 10_000);
+    await second.stop();
+    assert.deepEqual(seen, [1, 2, 3]);
+    assert.deepEqual(checkpoints.load(), { 'reaction:counting': 3 });
     await real.close();
   });
 });

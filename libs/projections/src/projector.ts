@@ -9,7 +9,7 @@ import type { Doc, ReadStore } from '#des/read-store';
 import { PositionedWrite, applyAllOnce, applyOnce } from './guarded-write';
 import { CHECKPOINTS, DocWrite, Projection, ProjectionReads, declareCollections } from './projection';
 import { ProjectionProgress, PositionWaiters } from './progress';
-import type { Reaction, ReactionCommands, ReactionOutput } from './reaction';
+import type { Reaction, ReactionEffects, ReactionOutput } from './reaction';
 
 export interface ProjectorLogger {
   log(message: string): void;
@@ -25,8 +25,14 @@ export interface ProjectorOptions {
   flushSize?: number;
   /** Reactions run after each batch's projections, with checkpoints of their own. */
   reactions?: Reaction[];
-  /** The command path reactions may execute commands on (the platform's executor). */
-  commands?: ReactionCommands;
+  /** What reactions may do besides appending events: commands, jobs (the platform's). */
+  effects?: ReactionEffects;
+  /**
+   * Where reactions' checkpoints outlive the process when the read store
+   * does not (the in-memory store): else a restart would run every reaction
+   * again over the whole log, against read models still catching up.
+   */
+  reactionCheckpoints?: ReactionCheckpointStore;
   /**
    * Times an event is tried by a projection whose project() throws or whose
    * write is refused before that projection is stopped (default 3). Read-store
@@ -37,6 +43,12 @@ export interface ProjectorOptions {
   retryDelayMs?: number;
   /** Called when a projection (or reaction) is stopped by an event it cannot apply. */
   onFailure?: (failure: ProjectionFailure) => void;
+}
+
+/** Durable reaction checkpoints, by `reaction:<name>`. */
+export interface ReactionCheckpointStore {
+  load(): Record<string, number>;
+  save(positions: Record<string, number>): void;
 }
 
 /** A projection (or `reaction:<name>`) stopped by an event it cannot apply. */
@@ -187,8 +199,10 @@ export class Projector implements ProjectionProgress {
     this.attempts.clear();
     await declareCollections(this.store, this.projections);
     const saved = await this.store.collection<Checkpoint>(CHECKPOINTS).find({});
+    const durable = this.options.reactionCheckpoints?.load() ?? {};
     for (const name of this.names()) {
-      this.checkpoints.set(name, saved.find((c) => c._id === name)?.position ?? 0);
+      const position = saved.find((c) => c._id === name)?.position ?? 0;
+      this.checkpoints.set(name, Math.max(position, durable[name] ?? 0));
     }
     const from = Math.min(...this.checkpoints.values(), Number.MAX_SAFE_INTEGER);
     this.waiters.advance(from === Number.MAX_SAFE_INTEGER ? 0 : from);
@@ -371,7 +385,7 @@ export class Projector implements ProjectionProgress {
       for (const event of batch) {
         if (event.position <= done) continue;
         try {
-          for (const output of await reaction.react(event, this.reads, this.commands)) {
+          for (const output of await reaction.react(event, this.reads, this.effects)) {
             if (output.events.length) await this.appendOnce(output);
           }
         } catch (error) {
@@ -387,14 +401,23 @@ export class Projector implements ProjectionProgress {
         this.checkpoints.set(key, last);
       }
     }
+    this.options.reactionCheckpoints?.save(
+      Object.fromEntries(
+        reactions.map((r) => [`reaction:${r.name}`, this.checkpoints.get(`reaction:${r.name}`) ?? 0]),
+      ),
+    );
   }
 
   private readonly streams = new Map<string, KnownStream>();
 
-  private readonly commands: ReactionCommands = {
+  private readonly effects: ReactionEffects = {
     execute: (command) => {
-      if (!this.options.commands) throw new Error('this projector was given no command path for reactions');
-      return this.options.commands.execute(command);
+      if (!this.options.effects) throw new Error('this projector was given no command path for reactions');
+      return this.options.effects.execute(command);
+    },
+    enqueue: (queue, name, data, options) => {
+      if (!this.options.effects) throw new Error('this projector was given no job queue for reactions');
+      return this.options.effects.enqueue(queue, name, data, options);
     },
   };
 

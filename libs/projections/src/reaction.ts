@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EventToAppend, StoredEvent } from '#des/event-store';
+import type { JobOptions } from '#des/jobs';
 import type { ProjectionReads } from './projection';
 
 /** Events a reaction appends to one stream. */
@@ -8,14 +9,22 @@ export interface ReactionOutput {
   events: EventToAppend[];
 }
 
-/**
- * The command path, for a reaction whose outcome depends on an aggregate's
- * state: the command is decided against the stream as it is (load, decide,
- * append with the expected revision), never waiting for the read models (the
- * projector that would serve that wait is the caller).
- */
-export interface ReactionCommands {
+/** What a reaction may do besides appending fixed events. */
+export interface ReactionEffects {
+  /**
+   * The command path, for an outcome that depends on an aggregate's state:
+   * the command is decided against the stream as it is (load, decide, append
+   * with the expected revision), never waiting for the read models (the
+   * projector that would serve that wait is the caller).
+   */
   execute(command: object): Promise<unknown>;
+  /** Enqueues a job; give it a job id derived from the event, so a replay enqueues nothing twice. */
+  enqueue(
+    queue: string,
+    name: string,
+    data: unknown,
+    options: JobOptions & { jobId: string },
+  ): Promise<string>;
 }
 
 /**
@@ -23,15 +32,16 @@ export interface ReactionCommands {
  * - outputs: fixed events (for example a snapshot's `started` becomes
  *   `artifact_started_running` on the artifact's trail) whose ids are derived
  *   from the source event (`derivedId`), so a replay appends nothing twice;
- * - commands, through `commands`: their decider sees the stream's state, so a
- *   replay decides again and appends only what is not so already.
+ * - commands, through `effects.execute`: their decider sees the stream's
+ *   state, so a replay decides again and appends only what is not so already.
+ * It may also enqueue jobs (`effects.enqueue`) with ids derived from the event.
  */
 export interface Reaction {
   readonly name: string;
   react(
     event: StoredEvent,
     reads: ProjectionReads,
-    commands: ReactionCommands,
+    effects: ReactionEffects,
   ): Promise<ReactionOutput[]> | ReactionOutput[];
 }
 
