@@ -57,6 +57,8 @@ export async function startApp(options: {
   org?: string;
   features_enabled?: Feature[];
   maxUsers?: number;
+  /** With `bootstrap: false`: a key minted before (a restarted app's organization), for `http`. */
+  key?: string;
 }): Promise<TestApp> {
   const config = loadConfig(options.env ?? (await modeEnv(options.mode)));
   const app = await createHttpApp({
@@ -67,7 +69,7 @@ export async function startApp(options: {
   });
   await app.init();
   const org = options.org ?? 'acme';
-  let key = '';
+  let key = options.key ?? '';
   if (options.bootstrap ?? true) {
     const created = await app
       .get(OrganizationBootstrap)

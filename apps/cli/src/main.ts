@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '#des/platform';
 import { createKey, createOrganization, parseFeatures } from './accounts';
 import { rebuild } from './rebuild';
+import { redeliver } from './actions';
 
 const USAGE = `usage: npm run cli -- <command>
 
@@ -11,6 +12,8 @@ commands:
   key create <org> <account> [--description TEXT]
              mint a new API key for an existing service account; prints it once
   rebuild    drop every read model and replay the event log into it (progress bar)
+  actions redeliver <org> <number> <delivery>
+             send a dead-lettered notification of action <number> again
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -44,6 +47,11 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'key' && sub === 'create' && rest.length === 2) {
     await createKey(loadConfig(), rest[0], rest[1], values.description!);
+    return 0;
+  }
+  if (command === 'actions' && sub === 'redeliver' && rest.length === 3) {
+    if (!/^[1-9]\d*$/.test(rest[1])) throw new Error(`'${rest[1]}' is not an action number`);
+    await redeliver(loadConfig(), rest[0], Number(rest[1]), rest[2]);
     return 0;
   }
   console.error(`unknown command '${positionals.join(' ')}'\n\n${USAGE}`);

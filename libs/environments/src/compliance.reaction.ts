@@ -70,7 +70,7 @@ async function affected(
  */
 export const complianceReaction: Reaction = {
   name: 'compliance',
-  async react(event, reads, commands) {
+  async react(event, reads, effects) {
     const org = event.metadata.org as string;
     const { environments, cause } = await affected(event, org, reads);
     const metadata: EventMetadata = {
@@ -91,7 +91,7 @@ export const complianceReaction: Reaction = {
         (environment.policies as string[]) ?? [],
         snapshot.artifacts as RunningArtifact[],
       );
-      await commands.execute(
+      await effects.execute(
         new ChangeEnvironment(
           org,
           { kind: 'reassess', name, snapshotIndex: index, artifacts, cause },

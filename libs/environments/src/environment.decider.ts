@@ -47,7 +47,16 @@ export type EnvironmentEvent =
   | DomainEvent<'report_received', { name: string; pods: number }>
   | DomainEvent<
       'snapshot_created',
-      { name: string; index: number; pods: number; artifacts: SnapshotArtifact[]; entries: SnapshotEntry[] }
+      {
+        name: string;
+        index: number;
+        pods: number;
+        artifacts: SnapshotArtifact[];
+        entries: SnapshotEntry[];
+        /** The environment's compliance with this snapshot, and before it (absent on older events). */
+        state?: boolean;
+        previous_state?: boolean;
+      }
     >
   | DomainEvent<
       'compliance_changed',
@@ -267,7 +276,15 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
         return [
           {
             type: 'snapshot_created',
-            data: { name: command.name, index, pods: command.pods, artifacts, entries },
+            data: {
+              name: command.name,
+              index,
+              pods: command.pods,
+              artifacts,
+              entries,
+              state: environmentState(artifacts),
+              previous_state: environmentState(state.running),
+            },
           },
         ];
       }

@@ -1,6 +1,6 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { loadConfig, Role } from './config';
+import { Config, loadConfig, Role } from './config';
 import { PlatformModule } from './platform.module';
 import type { Projection, Reaction } from '#des/projections';
 
@@ -10,10 +10,16 @@ import type { Projection, Reaction } from '#des/projections';
  */
 export function runBackgroundProcess(
   role: Role,
-  read: { projections: Projection[]; reactions: Reaction[] },
+  read: { projections: Projection[]; reactions: (config: Config) => Reaction[] },
   imports: (Type | DynamicModule)[] = [],
 ): void {
-  @Module({ imports: [PlatformModule.forRoot({ config: loadConfig(), role, ...read }), ...imports] })
+  const config = loadConfig();
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ config, role, projections: read.projections, reactions: read.reactions(config) }),
+      ...imports,
+    ],
+  })
   class BackgroundProcessModule {}
   (async () => {
     const app = await NestFactory.createApplicationContext(BackgroundProcessModule, {

@@ -43,6 +43,21 @@ export interface Config {
   /** Most bytes one append may carry; both event stores refuse more (413). Match KurrentDB's MaxAppendSize. */
   maxAppendSize: number;
   logLevel: string;
+  actions: ActionsConfig;
+}
+
+/** Delivery of action notifications. */
+export interface ActionsConfig {
+  /** Targets may resolve to private, loopback or link-local addresses (`DES_ACTIONS_ALLOW_PRIVATE_TARGETS=true`). */
+  allowPrivateTargets: boolean;
+  /** Key the actions' signing secrets are derived from; else a key file in the data directory. */
+  signingKey?: string;
+  /** One delivery attempt's time limit. */
+  timeoutMs: number;
+  /** Tries per delivery before it is dead-lettered. */
+  attempts: number;
+  /** First back-off delay; doubled each try, with jitter. */
+  backoffMs: number;
 }
 
 /** Configuration from environment variables; none set means embedded. */
@@ -79,6 +94,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     opaPath: env.OPA_PATH,
     policyThreads: env.DES_POLICY_THREADS ? Number(env.DES_POLICY_THREADS) : undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
+    actions: {
+      allowPrivateTargets: env.DES_ACTIONS_ALLOW_PRIVATE_TARGETS === 'true',
+      signingKey: env.DES_ACTIONS_SIGNING_KEY || undefined,
+      timeoutMs: Number(env.DES_ACTIONS_TIMEOUT_MS ?? 5000),
+      attempts: Number(env.DES_ACTIONS_ATTEMPTS ?? 5),
+      backoffMs: Number(env.DES_ACTIONS_BACKOFF_MS ?? 1000),
+    },
   };
 }
 

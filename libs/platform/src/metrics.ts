@@ -54,6 +54,25 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly notificationDeliveries = new Counter({
+    name: 'des_notification_deliveries_total',
+    help: 'Action notification attempts, by target type and outcome (delivered, failed, dead_lettered)',
+    labelNames: ['target', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly notificationLatency = new Histogram({
+    name: 'des_notification_delivery_seconds',
+    help: 'Duration of one notification attempt (request to response), by target type',
+    labelNames: ['target'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly notificationDeadLetters = new Counter({
+    name: 'des_notification_dead_letters_total',
+    help: 'Notifications given up after their last try (redeliver them with the CLI)',
+    registers: [this.registry],
+  });
+
   readonly idempotentRequests = new Counter({
     name: 'des_idempotent_requests_total',
     help: 'Writes with an Idempotency-Key, by outcome (executed, replayed, refused, released)',

@@ -1,6 +1,10 @@
 import type { Type } from '@nestjs/common';
 import type { Projection, Reaction } from '#des/projections';
 import type { QueueConsumer } from './queue-workers.module';
+import type { Config } from './config';
+
+/** A reaction that needs the service's configuration, built once per process. */
+export type ReactionFactory = (config: Config) => Reaction;
 
 /**
  * What a feature library contributes to the service: its Nest module
@@ -13,7 +17,7 @@ export interface ServiceFeature {
   /** Read models, applied by the projector and rebuilt by the CLI. */
   projections?: Projection[];
   /** Reactions over the log, run by the projector after each batch. */
-  reactions?: Reaction[];
+  reactions?: (Reaction | ReactionFactory)[];
   /** Queue consumers (providers of `module`) that the worker role starts. */
   queueConsumers?: Type<QueueConsumer>[];
 }

@@ -44,7 +44,7 @@ export class AppModule {
           config: options.config,
           role: options.role,
           projections: options.projections ?? allProjections,
-          reactions: allReactions,
+          reactions: allReactions(options.config),
           http: true,
         }),
         ...(runs(options.role, 'worker') ? [QueueWorkersModule.register(allQueueConsumers)] : []),

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { QueueConsumer, ServiceFeature } from '#des/platform';
+import type { Config, QueueConsumer, ServiceFeature } from '#des/platform';
 import { Projection, Reaction, streamStatsProjection } from '#des/projections';
 import { accountsFeature } from '#des/accounts';
 import { idempotencyFeature } from '#des/idempotency';
@@ -12,6 +12,7 @@ import { evaluationsFeature } from '#des/evaluations';
 import { controlsFeature } from '#des/controls';
 import { tagsFeature } from '#des/tags';
 import { policiesFeature } from '#des/policies';
+import { actionsFeature } from '#des/actions';
 
 /** Every feature of the service, once; a new feature library joins here. */
 export const features: ServiceFeature[] = [
@@ -26,6 +27,7 @@ export const features: ServiceFeature[] = [
   controlsFeature,
   tagsFeature,
   policiesFeature,
+  actionsFeature,
 ];
 
 /** Every read model of the service; the projector runs them, the CLI rebuilds them. */
@@ -34,8 +36,9 @@ export const allProjections: Projection[] = [
   ...features.flatMap((f) => f.projections ?? []),
 ];
 
-/** Every reaction: run by the projector after each batch. */
-export const allReactions: Reaction[] = features.flatMap((f) => f.reactions ?? []);
+/** Every reaction, built for `config`: run by the projector after each batch. */
+export const allReactions = (config: Config): Reaction[] =>
+  features.flatMap((f) => (f.reactions ?? []).map((r) => (typeof r === 'function' ? r(config) : r)));
 
 /** Every queue consumer: started by the worker role. */
 export const allQueueConsumers: Type<QueueConsumer>[] = features.flatMap((f) => f.queueConsumers ?? []);

@@ -1,0 +1,261 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Put,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { CommandBus } from '@nestjs/cqrs';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import type { Request, Response } from 'express';
+import { ApiError, CONFIG, type Config, READ_STORE, Requires, VALIDATION_FAILED } from '#des/platform';
+import type { Doc, ReadStore } from '#des/read-store';
+import { withoutInternals } from '#des/projections';
+import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
+import { ENVIRONMENTS, environmentId } from '#des/environments';
+import { ChangeActions, ChangeDelivery } from './action.commands';
+import { ACTION_NOT_FOUND, type ActionsState } from './action.decider';
+import { ACTIONS, actionId, DELIVERIES, deliveryId } from './actions.projection';
+import { PutActionDto } from './actions.dto';
+import { DELIVERY_NOT_FOUND } from './delivery.decider';
+import { actionSecret } from './signing';
+import { ActionSigningKey } from './signing-key';
+import { targetProblem } from './target-address';
+
+export class PageQuery {
+  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  page?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  per_page?: number;
+}
+
+/** An action as endpoint 10 answers it: every field of the spec's Action table. */
+const actionView = (doc: Doc) => ({
+  name: doc.name,
+  type: doc.type,
+  number: doc.number,
+  targets: doc.targets,
+  triggers: doc.triggers,
+  created_by: doc.created_by,
+  is_created_from_slack_app: doc.is_created_from_slack_app ?? false,
+  last_modified_at: doc.last_modified_at,
+  created_at: doc.created_at,
+  is_failing: doc.is_failing ?? false,
+  last_success_timestamp: doc.last_success_timestamp ?? null,
+  last_failure_timestamp: doc.last_failure_timestamp ?? null,
+  flows: doc.flows ?? [],
+  environments: doc.environments,
+});
+
+const parseNumber = (raw: string) => (/^[1-9]\d{0,9}$/.test(raw) ? Number(raw) : null);
+
+/** Actions (endpoint 10): notifications of environment changes, signed, delivered durably. */
+@ApiTags('actions')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller('actions')
+export class ActionsController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CONFIG) private readonly config: Config,
+    private readonly signingKey: ActionSigningKey,
+  ) {}
+
+  /** Creates (201, with its signing secret, shown this once) or updates (200) the action named `name`. */
+  @Put(':org/environments')
+  @Requires('admin')
+  async put(
+    @Param('org') org: string,
+    @Body() body: PutActionDto,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    await this.checkTargets(body);
+    await this.checkEnvironments(org, body.environments);
+    const done = await this.commands.execute(
+      new ChangeActions(
+        org,
+        {
+          kind: 'put_action',
+          name: body.name,
+          createdBy: req.principal.account,
+          environments: body.environments,
+          triggers: body.triggers,
+          targets: body.targets.map((t) => ({ type: t.type, webhook: t.webhook })),
+          flows: body.flows ?? [],
+        },
+        requestMetadata(req),
+      ),
+    );
+    const created = done.events.find((e) => e.type === 'action_created');
+    const number = Object.values((done.state as ActionsState).actions).find(
+      (a) => a.name === body.name,
+    )!.number;
+    const view = actionView(await this.action(org, number));
+    if (!created) return view;
+    res.status(201);
+    return { ...view, secret: this.secretOf(org, done.state as ActionsState, number) };
+  }
+
+  @Get(':org')
+  @Requires('reader')
+  async list(@Param('org') org: string) {
+    const docs = await this.reads.collection(ACTIONS).find({ org, deleted: false }, { sort: { number: 1 } });
+    return docs.map(actionView);
+  }
+
+  @Get(':org/:number')
+  @Requires('reader')
+  async read(@Param('org') org: string, @Param('number') raw: string) {
+    return actionView(await this.action(org, this.number(raw)));
+  }
+
+  @Delete(':org/:number')
+  @Requires('admin')
+  @HttpCode(204)
+  async delete(@Param('org') org: string, @Param('number') raw: string, @Req() req: AuthenticatedRequest) {
+    const number = this.number(raw);
+    await this.commands.execute(
+      new ChangeActions(org, { kind: 'delete_action', number }, requestMetadata(req)),
+    );
+  }
+
+  /** A new signing secret, shown this once; the old one stops signing at once. */
+  @Post(':org/:number/secret')
+  @Requires('admin')
+  @HttpCode(200)
+  async rotateSecret(
+    @Param('org') org: string,
+    @Param('number') raw: string,
+    @Req() req: AuthenticatedRequest,
+  ) {
+    const number = this.number(raw);
+    const done = await this.commands.execute(
+      new ChangeActions(org, { kind: 'rotate_secret', number }, requestMetadata(req)),
+    );
+    return { number, secret: this.secretOf(org, done.state as ActionsState, number) };
+  }
+
+  /** The action's deliveries, newest first, with every attempt. */
+  @Get(':org/:number/deliveries')
+  @Requires('reader')
+  async deliveries(
+    @Param('org') org: string,
+    @Param('number') raw: string,
+    @Query() query: PageQuery,
+    @Req() req: Request,
+  ) {
+    const number = this.number(raw);
+    await this.action(org, number);
+    const page = query.page ?? 1;
+    const perPage = query.per_page ?? 20;
+    const filter = { org, action: number };
+    const collection = this.reads.collection(DELIVERIES);
+    const [total, docs] = await Promise.all([
+      collection.count(filter),
+      collection.find(filter, {
+        sort: { scheduled_at: -1, id: 1 },
+        skip: (page - 1) * perPage,
+        limit: perPage,
+      }),
+    ]);
+    const totalPages = Math.ceil(total / perPage);
+    const base = req.originalUrl.split('?')[0];
+    const link = (p: number) => `${base}?page=${p}&per_page=${perPage}`;
+    return {
+      page,
+      per_page: perPage,
+      total_pages: totalPages,
+      total_count: total,
+      deliveries: docs.map((d) => {
+        const { org: _org, ...rest } = withoutInternals(d);
+        return (void _org, rest);
+      }),
+      _links: {
+        self: link(page),
+        next: page < totalPages ? link(page + 1) : null,
+        prev: page > 1 ? link(Math.min(page - 1, Math.max(totalPages, 1))) : null,
+      },
+    };
+  }
+
+  /** Sends a dead letter again (a new round of tries). */
+  @Post(':org/:number/deliveries/:delivery/redeliver')
+  @Requires('admin')
+  @HttpCode(202)
+  async redeliver(
+    @Param('org') org: string,
+    @Param('number') raw: string,
+    @Param('delivery') delivery: string,
+    @Req() req: AuthenticatedRequest,
+  ) {
+    const number = this.number(raw);
+    await this.action(org, number);
+    const doc = await this.reads.collection(DELIVERIES).findOne({ _id: deliveryId(org, delivery) });
+    if (!doc || doc.action !== number) throw new ApiError(404, DELIVERY_NOT_FOUND);
+    await this.commands.execute(
+      new ChangeDelivery(org, { kind: 'redeliver', id: delivery }, requestMetadata(req)),
+    );
+    return { delivery, status: 'pending' };
+  }
+
+  private secretOf(org: string, state: ActionsState, number: number): string {
+    return actionSecret(this.signingKey.get(), org, number, state.actions[number].secretId);
+  }
+
+  private number(raw: string): number {
+    const number = parseNumber(raw);
+    if (number === null) throw new ApiError(404, ACTION_NOT_FOUND);
+    return number;
+  }
+
+  private async action(org: string, number: number): Promise<Doc> {
+    const doc = await this.reads.collection(ACTIONS).findOne({ _id: actionId(org, number) });
+    if (!doc || doc.deleted) throw new ApiError(404, ACTION_NOT_FOUND);
+    return doc;
+  }
+
+  /** Every target is an http(s) URL that resolves to an address it may reach. */
+  private async checkTargets(body: PutActionDto): Promise<void> {
+    const errors: Record<string, string> = {};
+    await Promise.all(
+      body.targets.map(async (target, i) => {
+        const problem = await targetProblem(target.webhook, this.config.actions.allowPrivateTargets);
+        if (problem) errors[`targets[${i}].webhook`] = problem;
+      }),
+    );
+    if (Object.keys(errors).length) throw new ApiError(400, VALIDATION_FAILED, errors);
+  }
+
+  private async checkEnvironments(org: string, names: string[]): Promise<void> {
+    const found = await this.reads
+      .collection(ENVIRONMENTS)
+      .find({ _id: { $in: names.map((n) => environmentId(org, n)) } });
+    const known = new Set(found.map((e) => e.name as string));
+    const errors: Record<string, string> = {};
+    names.forEach((name, i) => {
+      if (!known.has(name)) errors[`environments[${i}]`] = `environment '${name}' does not exist`;
+    });
+    if (Object.keys(errors).length) throw new ApiError(404, 'Environment not found', errors);
+  }
+}
