@@ -9,14 +9,16 @@ import { compileForTests } from './compile.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 compileForTests(root);
-const only = process.argv.slice(2);
+// Names select benchmarks; flags (`--smoke`: small sizes, for CI) go to every benchmark.
+const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const benches = readdirSync(join(root, 'dist-test/bench'))
   .filter((f) => f.endsWith('.bench.js'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
 let failed = 0;
 for (const bench of benches) {
   console.log(`\n== ${bench.replace('.bench.js', '')}`);
-  const run = spawnSync(process.execPath, ['--expose-gc', join(root, 'dist-test/bench', bench)], {
+  const run = spawnSync(process.execPath, ['--expose-gc', join(root, 'dist-test/bench', bench), ...flags], {
     cwd: root,
     stdio: 'inherit',
     env: {

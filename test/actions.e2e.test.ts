@@ -298,6 +298,14 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal((await t.http.get('/api/v2/actions/acme/4')).body.is_failing, false);
       assert.equal(receiver.received.length, 4);
       assert.equal(receiver.received[3].body, receiver.received[0].body, 'the same facts, sent again');
+      const metrics = (await t.http.get('/metrics')).text;
+      assert.match(metrics, /des_notification_deliveries_total\{target="WEBHOOK",outcome="failed"\} 2/);
+      assert.match(
+        metrics,
+        /des_notification_deliveries_total\{target="WEBHOOK",outcome="dead_lettered"\} 1/,
+      );
+      assert.match(metrics, /des_notification_dead_letters_total 1/);
+      assert.match(metrics, /des_notification_delivery_seconds_count\{target="WEBHOOK"\} \d+/);
       // Redelivering what was delivered is refused.
       const twice = await t.http.post(`/api/v2/actions/acme/4/deliveries/${dead.id}/redeliver`);
       assert.equal(twice.status, 409);
@@ -314,6 +322,34 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       );
       assertSigned(received, rotated.body.secret);
       assert.throws(() => assertSigned(received, secret));
+    });
+
+    it('tells a SLACK target the same facts as a Slack message', async () => {
+      receiver.received.length = 0;
+      await put({
+        name: 'slack-staging',
+        environments: ['staging'],
+        triggers: ['ON_STARTED_ARTIFACT'],
+        targets: [{ type: 'SLACK', webhook: `${url}/services/T000/B000/XXXX` }],
+      }).expect(201);
+      await report('staging', pod('web:3', 'f6'.repeat(32))).expect(201);
+      const [message] = await eventually(
+        async () => receiver.received,
+        (r) => r.length >= 1,
+      );
+      assert.equal(message.json.text, 'web:3: 1 instance started running in staging');
+      const blocks = message.json.blocks as { type: string; fields?: { text: string }[] }[];
+      assert.deepEqual(
+        blocks[1].fields!.map((f) => f.text),
+        [
+          '*Environment:* staging',
+          '*Event:* ARTIFACT_STARTED',
+          '*Snapshot:* #1 (non-compliant)',
+          '*Artifact:* web:3',
+          `*Fingerprint:* ${'f6'.repeat(6)}…`,
+        ],
+      );
+      assert.ok(message.headers['x-signature-256'], 'signed like any target');
     });
 
     it('sends nothing again when the log is replayed into the read models', async () => {

@@ -80,5 +80,8 @@ export async function throughput(
   return Math.round(done / ((Date.now() - started) / 1000));
 }
 
-export const percentile = (sorted: number[], p: number) =>
-  +sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(2);
+/** The p-th percentile of the samples (in any order). */
+export function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return +sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(2);
+}
