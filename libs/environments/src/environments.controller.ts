@@ -4,12 +4,14 @@ import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, jsonString, READ_STORE, Requires } from '#des/platform';
+import { ApiError, AtQuery, jsonString, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
+import { environmentStream } from './environment.decider';
+import { parseSnapshotRef } from './snapshot-ref';
 import { environmentView } from './environment-view';
 import { assessRunning } from './running-assessment';
 import { AuditLogQuery, DeploymentsQuery, EnvironmentView, PutEnvironmentDto } from './environments.dto';
@@ -33,7 +35,15 @@ export class EnvironmentsController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly readModelsAt: ReadModelsAt,
   ) {}
+
+  /** The read models now, or (`?at=`) as the environment's stream made them up to that instant. */
+  private readsAt(org: string, env: string, at: number | undefined): Promise<ReadStore> | ReadStore {
+    return at === undefined
+      ? this.reads
+      : this.readModelsAt.at({ streams: [environmentStream(org, env)] }, at);
+  }
 
   @Put(':org')
   @Requires('snapshotter')
@@ -89,17 +99,17 @@ export class EnvironmentsController {
   @Get(':org')
   @Requires('reader')
   @ApiOkResponse({ type: [EnvironmentView] })
-  async list(@Param('org') org: string) {
-    return (await this.reads.collection(ENVIRONMENTS).find({ org }, { sort: { name: 1 } })).map(
-      environmentView,
-    );
+  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+    const reads =
+      at === undefined ? this.reads : await this.readModelsAt.at({ prefixes: [`environment-${org}/`] }, at);
+    return (await reads.collection(ENVIRONMENTS).find({ org }, { sort: { name: 1 } })).map(environmentView);
   }
 
   @Get(':org/:env')
   @Requires('reader')
   @ApiOkResponse({ type: EnvironmentView })
-  async read(@Param('org') org: string, @Param('env') env: string) {
-    return environmentView(await this.environment(org, env));
+  async read(@Param('org') org: string, @Param('env') env: string, @Query() { at }: AtQuery) {
+    return environmentView(await this.environment(org, env, await this.readsAt(org, env, at)));
   }
 
   @Put(':org/:env/report/K8S')
@@ -143,18 +153,30 @@ export class EnvironmentsController {
       .send(jsonString(created ? 'Snapshot created' : 'No new snapshot created'));
   }
 
-  @Get(':org/:env/snapshots/:index')
+  /**
+   * A snapshot by reference: `-1` the latest, `N`, `~N` (N before the latest)
+   * or `@<UNIX seconds>` (the one in force then); with `?at=`, among the
+   * snapshots recorded by that instant.
+   */
+  @Get(':org/:env/snapshots/:ref')
   @Requires('reader')
-  async snapshot(@Param('org') org: string, @Param('env') env: string, @Param('index') rawIndex: string) {
-    const environment = await this.environment(org, env);
-    if (!/^(-1|[1-9]\d*)$/.test(rawIndex)) {
-      throw new ApiError(400, 'Input payload validation failed', {
-        index: 'a snapshot index is a positive integer, or -1 for the latest',
-      });
-    }
-    const index = rawIndex === '-1' ? (environment.latest_snapshot as number) : Number(rawIndex);
+  async snapshot(
+    @Param('org') org: string,
+    @Param('env') env: string,
+    @Param('ref') rawRef: string,
+    @Query() { at }: AtQuery,
+  ) {
+    const ref = parseSnapshotRef(rawRef);
+    const inForce = ref.kind === 'at' ? Math.min(ref.at, at ?? Infinity) : at;
+    const reads = await this.readsAt(org, env, inForce);
+    const environment = await this.environment(org, env, reads);
+    const latest = (environment.latest_snapshot as number) ?? 0;
+    const index =
+      ref.kind === 'index' ? ref.index : ref.kind === 'before_latest' ? latest - ref.back : latest;
     const doc =
-      index > 0 ? await this.reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, index) }) : null;
+      index > 0 && index <= latest
+        ? await reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, index) })
+        : null;
     if (!doc) throw new ApiError(404, 'Snapshot not found');
     return withoutInternals(doc);
   }
@@ -162,8 +184,9 @@ export class EnvironmentsController {
   @Get(':org/:env/events')
   @Requires('reader')
   async events(@Param('org') org: string, @Param('env') env: string, @Query() query: AuditLogQuery) {
-    await this.environment(org, env);
-    const rows = await this.reads
+    const reads = await this.readsAt(org, env, query.at);
+    await this.environment(org, env, reads);
+    const rows = await reads
       .collection(ENVIRONMENT_EVENTS)
       .find(auditFilter(org, env, query), { sort: { seq: 1 } });
     return rows.map((row) => {
@@ -180,15 +203,17 @@ export class EnvironmentsController {
     @Query() query: DeploymentsQuery,
     @Req() req: Request,
   ) {
-    await this.environment(org, env);
-    const to = query.to ? Date.parse(query.to) / 1000 : Date.now() / 1000;
+    const reads = await this.readsAt(org, env, query.at);
+    await this.environment(org, env, reads);
+    // "Now" is the instant asked for, when one is.
+    const to = query.to ? Date.parse(query.to) / 1000 : (query.at ?? Date.now() / 1000);
     const from = query.from ? Date.parse(query.from) / 1000 : to - 30 * DAY;
     if (from > to)
       throw new ApiError(400, 'Input payload validation failed', { from: 'from must not be after to' });
     const page = query.page ?? 1;
     const perPage = query.per_page ?? 20;
     const filter = { org, env_name: env, deployed_at: { $gte: from, $lte: to } };
-    const collection = this.reads.collection(DEPLOYMENTS);
+    const collection = reads.collection(DEPLOYMENTS);
     const [total, docs] = await Promise.all([
       collection.count(filter),
       collection.find(filter, {
@@ -200,7 +225,7 @@ export class EnvironmentsController {
     const totalPages = Math.ceil(total / perPage);
     const base = req.originalUrl.split('?')[0];
     const link = (p: number) =>
-      `${base}?${new URLSearchParams({ from: new Date(from * 1000).toISOString(), to: new Date(to * 1000).toISOString(), page: String(p), per_page: String(perPage) })}`;
+      `${base}?${new URLSearchParams({ from: new Date(from * 1000).toISOString(), to: new Date(to * 1000).toISOString(), page: String(p), per_page: String(perPage), ...(query.at === undefined ? {} : { at: String(query.at) }) })}`;
     return {
       page,
       per_page: perPage,
@@ -230,7 +255,8 @@ export class EnvironmentsController {
     @Query() query: AuditLogQuery,
     @Res() res: Response,
   ) {
-    await this.environment(org, env);
+    const reads = await this.readsAt(org, env, query.at);
+    await this.environment(org, env, reads);
     res.status(200).type('text/csv; charset=utf-8');
     res.setHeader(
       'Content-Disposition',
@@ -239,7 +265,7 @@ export class EnvironmentsController {
     const csv = stringify({ header: true, columns: [...AUDIT_COLUMNS] });
     csv.pipe(res);
     try {
-      for await (const row of this.reads
+      for await (const row of reads
         .collection(ENVIRONMENT_EVENTS)
         .stream(auditFilter(org, env, query), { sort: { seq: 1 } })) {
         if (!csv.write(csvRow(row))) await once(csv, 'drain');
@@ -249,8 +275,8 @@ export class EnvironmentsController {
     }
   }
 
-  private async environment(org: string, name: string): Promise<Doc> {
-    const doc = await this.reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, name) });
+  private async environment(org: string, name: string, reads: ReadStore = this.reads): Promise<Doc> {
+    const doc = await reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, name) });
     if (!doc) throw new ApiError(404, 'Environment not found');
     return doc;
   }

@@ -1,3 +1,4 @@
+import { AtQuery } from '#des/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -79,7 +80,7 @@ export class EnvironmentView {
   @ApiProperty({ type: [String] }) included_environments!: string[];
 }
 
-export class DeploymentsQuery {
+export class DeploymentsQuery extends AtQuery {
   @ApiPropertyOptional({ description: 'Start of the range, ISO-8601 (default: 30 days ago)' })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'from must be an ISO-8601 date-time' })
@@ -108,7 +109,7 @@ export class DeploymentsQuery {
 
 export const AUDIT_EVENT_TYPES = ['started', 'exited', 'changed'] as const;
 
-export class AuditLogQuery {
+export class AuditLogQuery extends AtQuery {
   @ApiPropertyOptional({ description: 'Lower bound, UNIX seconds' })
   @IsOptional()
   @Type(() => Number)

@@ -137,6 +137,35 @@ export function eventStoreContract(
       assert.equal((await store.readStream(stream, { fromRevision: 1 }))[0].type, 'after');
     });
 
+    it('reads every stream under a prefix, in position order, up to an instant', async () => {
+      const base = streamName();
+      const a = `${base}/a`;
+      const b = `${base}/b`;
+      await store.append(a, [event('a1')], 'no_stream');
+      const mid = await store.append(b, [event('b1')], 'no_stream');
+      await new Promise((r) => setTimeout(r, 5));
+      await store.append(a, [event('a2')], 0);
+      await store.append(`${base}x/other`, [event('not-under-the-prefix')], 'no_stream');
+      const all = await store.readStreamsByPrefix(`${base}/`);
+      assert.deepEqual(
+        all.map((e) => [e.stream, e.type]),
+        [
+          [a, 'a1'],
+          [b, 'b1'],
+          [a, 'a2'],
+        ],
+      );
+      assert.deepEqual(
+        (await store.readStreamsByPrefix(`${base}/`, { untilRecordedAt: mid.recordedAt })).map((e) => e.type),
+        ['a1', 'b1'],
+      );
+      assert.deepEqual(
+        (await store.readStreamsByPrefix(`${base}/`, { untilPosition: mid.position })).map((e) => e.type),
+        ['a1', 'b1'],
+      );
+      assert.deepEqual(await store.readStreamsByPrefix(`${streamName()}/`), []);
+    });
+
     it('lets exactly one of many racing appends with the same expected revision win', async () => {
       const stream = streamName();
       await store.append(stream, [event('base')], 'no_stream');

@@ -93,6 +93,12 @@ export interface EventStore {
   append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
   /** One stream in revision order; its cost depends on that stream only. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
+  /**
+   * Every stream whose name starts with `prefix` (an organization's
+   * environments: `environment-acme/`), in position order, up to an instant:
+   * what time travel folds. Its cost is those streams', not the log's.
+   */
+  readStreamsByPrefix(prefix: string, options?: Omit<ReadStreamOptions, 'fromRevision'>): Promise<StoredEvent[]>;
   /** The log after `afterPosition` (exclusive; 0 = from the beginning), in position order. */
   readAll(afterPosition: number, limit: number): Promise<StoredEvent[]>;
   head(): Promise<LogHead>;

@@ -21,6 +21,7 @@ import {
   convertToCommandError,
   excludeSystemEvents,
   isCommandError,
+  streamNameFilter,
   jsonEvent,
 } from '@kurrent/kurrentdb-client';
 import type {
@@ -172,6 +173,34 @@ export class KurrentDbEventStore implements EventStore {
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
+      throw translate(error);
+    }
+    return out;
+  }
+
+  /** `$all` filtered on the server by stream-name prefix, until an event past the instant or the position. */
+  async readStreamsByPrefix(
+    prefix: string,
+    options: Omit<ReadStreamOptions, 'fromRevision'> = {},
+  ): Promise<StoredEvent[]> {
+    const until = options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER;
+    const untilPosition = options.untilPosition ?? Number.MAX_SAFE_INTEGER;
+    const out: StoredEvent[] = [];
+    try {
+      for await (const resolved of this.boundedStream(
+        `read streams ${prefix}*`,
+        this.client.readAll({
+          direction: FORWARDS,
+          fromPosition: START,
+          filter: streamNameFilter({ prefixes: [prefix] }),
+        }),
+      )) {
+        const event = toStored(resolved);
+        if (!event) continue;
+        if (event.recordedAt > until || event.position > untilPosition) break;
+        out.push(event);
+      }
+    } catch (error) {
       throw translate(error);
     }
     return out;

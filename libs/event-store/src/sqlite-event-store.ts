@@ -135,6 +135,10 @@ export class SqliteEventStore implements EventStore {
       readStream: db.prepare<[string, number, number, number], Row>(
         'SELECT * FROM events WHERE stream = ? AND revision >= ? AND recorded_at <= ? AND position <= ? ORDER BY revision',
       ),
+      // The (stream, revision) index serves the range; the few rows it finds are sorted by position.
+      readByPrefix: db.prepare<[string, string, number, number], Row>(
+        'SELECT * FROM events WHERE stream >= ? AND stream < ? AND recorded_at <= ? AND position <= ? ORDER BY position',
+      ),
       readAll: db.prepare<[number, number], Row>(
         'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
       ),
@@ -240,6 +244,22 @@ export class SqliteEventStore implements EventStore {
         .all(
           stream,
           options.fromRevision ?? 0,
+          options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
+          options.untilPosition ?? Number.MAX_SAFE_INTEGER,
+        )
+        .map(toStored),
+    );
+  }
+
+  async readStreamsByPrefix(
+    prefix: string,
+    options: Omit<ReadStreamOptions, 'fromRevision'> = {},
+  ): Promise<StoredEvent[]> {
+    return this.guard(() =>
+      this.stmt.readByPrefix
+        .all(
+          prefix,
+          `${prefix}\u{10ffff}`,
           options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
           options.untilPosition ?? Number.MAX_SAFE_INTEGER,
         )

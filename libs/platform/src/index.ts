@@ -19,3 +19,5 @@ export * from './background-process';
 export * from './service-feature';
 export * from './aggregate-command';
 export * from './tags';
+export * from './read-models-at';
+export * from './at-query';

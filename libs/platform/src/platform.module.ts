@@ -4,6 +4,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import type { Projection, Reaction } from '#des/projections';
 import { AggregateCommandHandler } from './aggregate-command';
 import { CommandExecutor } from './command-executor';
+import { ReadModelsAt } from './read-models-at';
 import { Config, Role } from './config';
 import { openEngines } from './engines';
 import { HealthController } from './health.controller';
@@ -52,6 +53,7 @@ export class PlatformModule {
         },
         CommandExecutor,
         AggregateCommandHandler,
+        ReadModelsAt,
       ],
       exports: [
         CONFIG,
@@ -63,6 +65,7 @@ export class PlatformModule {
         Metrics,
         PlatformRuntime,
         CommandExecutor,
+        ReadModelsAt,
       ],
     };
   }

@@ -7,7 +7,7 @@ import { trailAuditHtml } from './trail-audit-report';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, READ_STORE, Requires } from '#des/platform';
+import { ApiError, AtQuery, READ_STORE, Requires } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
@@ -18,7 +18,7 @@ import { ATTESTATION_TYPES_COLLECTION, attestationTypeId, evaluateCustom } from 
 import { ChangeTrail } from './trail.commands';
 import { ATTESTATION_TYPES, AttestationType } from './trail.events';
 import { ArtifactView, trailAsShown, trailCompliance, TrailView } from './trail.view';
-import { AtQuery, PutTrailDto, ReportArtifactDto } from './trails.dto';
+import { PutTrailDto, ReportArtifactDto } from './trails.dto';
 import { ARTIFACTS, artifactId, TRAILS, trailId } from './trails.projection';
 
 /** Trails, the artifacts they built and the attestations made on them. */

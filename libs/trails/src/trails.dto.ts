@@ -91,11 +91,3 @@ export class ReportArtifactDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(256) template_reference_name?: string;
 }
 
-export class AtQuery {
-  @ApiPropertyOptional({ description: 'UNIX seconds' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'at must be a UNIX timestamp' })
-  @Min(0)
-  at?: number;
-}

@@ -1,0 +1,23 @@
+import { ApiError, VALIDATION_FAILED } from '#des/platform';
+
+/** A snapshot reference as the field writes it. */
+export type SnapshotRef =
+  | { kind: 'latest' }
+  | { kind: 'index'; index: number }
+  /** `~N`: N snapshots before the latest. */
+  | { kind: 'before_latest'; back: number }
+  /** `@<UNIX seconds>`: the snapshot in force at that instant. */
+  | { kind: 'at'; at: number };
+
+const MESSAGE = 'a snapshot reference is -1 (the latest), N, ~N (N before the latest) or @<UNIX seconds>';
+
+export function parseSnapshotRef(raw: string): SnapshotRef {
+  if (raw === '-1') return { kind: 'latest' };
+  let match = /^([1-9]\d{0,9})$/.exec(raw);
+  if (match) return { kind: 'index', index: Number(match[1]) };
+  match = /^~(0|[1-9]\d{0,9})$/.exec(raw);
+  if (match) return { kind: 'before_latest', back: Number(match[1]) };
+  match = /^@(\d{1,12}(?:\.\d{1,20})?)$/.exec(raw);
+  if (match) return { kind: 'at', at: Number(match[1]) };
+  throw new ApiError(400, VALIDATION_FAILED, { index: MESSAGE });
+}

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { EventStore } from '#des/event-store';
+import { EVENT_STORE, READ_STORE } from '#des/platform';
+import { CHECKPOINTS } from '#des/projections';
+import type { ReadStore } from '#des/read-store';
+import { Mode, startApp, TestApp } from './support/app';
+import { eventually } from './support/processes';
+
+const now = () => (performance.timeOrigin + performance.now()) / 1000;
+const pause = () => new Promise((r) => setTimeout(r, 3));
+const pod = (image: string, fingerprint: string, n = 1) => ({
+  creationTimestamp: 1_790_000_000,
+  digests: { [image]: `sha256:${fingerprint}` },
+  namespace: 'shop',
+  podName: `${image.replace(/\W/g, '-')}-${n}`,
+});
+const A = 'aa'.repeat(32);
+const B = 'bb'.repeat(32);
+const C = 'cc'.repeat(32);
+const RANGE = 'from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z';
+/** Every read of an environment that takes `?at=`, as the live API answers it. */
+const READS = [
+  '/api/v2/environments/acme',
+  '/api/v2/environments/acme/prod',
+  '/api/v2/environments/acme/prod/snapshots/-1',
+  '/api/v2/environments/acme/prod/snapshots/1',
+  '/api/v2/environments/acme/prod/snapshots/~1',
+  '/api/v2/environments/acme/prod/events',
+  `/api/v2/environments/acme/prod/deployments?${RANGE}`,
+  '/api/v2/environments/acme/prod/auditlog',
+  '/api/v2/environments/acme/prod/auditlog?event_types=started,changed',
+];
+
+for (const mode of ['embedded', 'server'] as Mode[]) {
+  describe(`time travel: environments at any instant (${mode} mode)`, () => {
+    let t: TestApp;
+    let beforeEverything = 0;
+    const seen: { at: number; answers: { path: string; status: number; body: unknown }[] }[] = [];
+
+    /** Waits until every reaction has passed the log's head (what a step causes is all recorded). */
+    const settle = async () => {
+      const events = t.app.get<symbol, EventStore>(EVENT_STORE);
+      const reads = t.app.get<symbol, ReadStore>(READ_STORE);
+      for (;;) {
+        const head = (await events.head()).position;
+        await eventually(
+          () => reads.collection(CHECKPOINTS).find({}),
+          (cs) => cs.length > 0 && cs.every((c) => (c.position as number) >= head),
+        );
+        if ((await events.head()).position === head) return;
+      }
+    };
+    const answer = async (path: string) => {
+      const res = await t.http.get(path);
+      return { path, status: res.status, body: res.type === 'text/csv' ? res.text : res.body };
+    };
+    const withAt = (path: string, at: number) => `${path}${path.includes('?') ? '&' : '?'}at=${at}`;
+
+    before(async () => {
+      t = await startApp({ mode });
+      beforeEverything = now();
+      await pause();
+      const report = (...pods: object[]) =>
+        t.http.put('/api/v2/environments/acme/prod/report/K8S').send({ artifacts: pods });
+      const steps = [
+        () => t.http.put('/api/v2/environments/acme').send({ name: 'prod', type: 'K8S' }),
+        () => report(pod('shop:1', A)),
+        () => report(pod('shop:1', A, 2)), // the same set: no snapshot
+        () => report(pod('shop:1', A), pod('cart:1', B)),
+        () => t.http.patch('/api/v2/tags/acme/env/prod').send({ set_tags: { team: 'pay' } }),
+        () => t.http.put('/api/v2/environments/acme').send({ name: 'staging', type: 'K8S' }),
+        () => report(pod('shop:2', C), pod('cart:1', B)),
+        () =>
+          t.http.put('/api/v2/environments/acme').send({ name: 'prod', type: 'K8S', description: 'Live' }),
+        () => report(),
+      ];
+      for (const [i, step] of steps.entries()) {
+        const res = await step();
+        assert.ok(res.status < 300, `step ${i}: ${res.status} ${JSON.stringify(res.body)}`);
+        await settle();
+        await pause();
+        const at = now();
+        await pause();
+        seen.push({ at, answers: await Promise.all(READS.map(answer)) });
+      }
+    });
+    after(async () => t.close());
+
+    it('answers every read at every instant exactly as the live read answered then', async () => {
+      assert.equal(seen.length, 9);
+      for (const { at, answers } of seen) {
+        for (const live of answers) {
+          const past = await answer(withAt(live.path, at));
+          assert.equal(past.status, live.status, `${live.path} at ${at}`);
+          if (live.path.includes('/deployments')) {
+            // Its links carry the instant asked for; the page itself is the same.
+            const { _links: _l, ...rest } = live.body as Record<string, unknown>;
+            const { _links: _p, ...pastRest } = past.body as Record<string, unknown>;
+            assert.deepEqual(pastRest, rest, `${live.path} at ${at}`);
+          } else {
+            assert.deepEqual(past.body, live.body, `${live.path} at ${at}`);
+          }
+        }
+      }
+      // The history is really there: the first snapshot started shop:1, the last one runs nothing.
+      const first = seen[1].answers.find((a) => a.path.endsWith('/snapshots/-1'))!.body as {
+        artifacts: { artifact_name: string }[];
+      };
+      assert.deepEqual(
+        first.artifacts.map((a) => a.artifact_name),
+        ['shop:1'],
+      );
+    });
+
+    it('answers 404 before the environment existed, 400 for an instant in the future or malformed', async () => {
+      const early = await t.http.get(`/api/v2/environments/acme/prod?at=${beforeEverything}`);
+      assert.deepEqual([early.status, early.body.message], [404, 'Environment not found']);
+      assert.deepEqual((await t.http.get(`/api/v2/environments/acme?at=${beforeEverything}`)).body, []);
+      const future = await t.http.get(`/api/v2/environments/acme/prod?at=${Math.ceil(now()) + 3600}`);
+      assert.equal(future.status, 400);
+      assert.equal(future.body.message, 'Input payload validation failed');
+      assert.match(future.body.errors.at, /in the future/);
+      for (const bad of ['yesterday', '-5', '']) {
+        const res = await t.http.get(`/api/v2/environments/acme/prod/events?at=${bad}`);
+        if (bad === '') continue; // an empty value is no instant: the live read
+        assert.equal(res.status, 400, bad);
+        assert.ok(res.body.errors.at, bad);
+      }
+    });
+
+    it('addresses snapshots by -1, N, ~N and @<UNIX seconds>', async () => {
+      const index = async (ref: string, at?: number) => {
+        const res = await t.http.get(
+          `/api/v2/environments/acme/prod/snapshots/${ref}${at ? `?at=${at}` : ''}`,
+        );
+        return res.status === 200 ? (res.body.index as number) : res.status;
+      };
+      // Snapshots: 1 (shop:1), 2 (+cart:1), 3 (shop:2 for shop:1), 4 (nothing runs).
+      assert.equal(await index('-1'), 4);
+      assert.equal(await index('2'), 2);
+      assert.equal(await index('~0'), 4);
+      assert.equal(await index('~3'), 1);
+      assert.equal(await index('~4'), 404);
+      assert.equal(await index('5'), 404);
+      assert.equal(await index(`@${seen[3].at}`), 2, 'in force after the third report');
+      assert.equal(await index(`@${seen[0].at}`), 404, 'none yet');
+      assert.equal(await index(`@${seen[8].at}`), 4);
+      assert.equal(await index('-1', seen[6].at), 3, 'the latest as of an instant');
+      assert.equal(await index('~1', seen[6].at), 2);
+      assert.equal(await index(`@${seen[8].at}`, seen[3].at), 2, 'never past ?at=');
+      for (const bad of ['0', '-2', 'latest', '~', '@x', '1.5']) {
+        const res = await t.http.get(`/api/v2/environments/acme/prod/snapshots/${bad}`);
+        assert.equal(res.status, 400, bad);
+        assert.match(res.body.errors.index, /-1 \(the latest\), N, ~N/);
+      }
+    });
+  });
+}
