@@ -17,13 +17,22 @@ import { CommandBus } from '@nestjs/cqrs';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import type { Request, Response } from 'express';
-import { ApiError, CONFIG, type Config, READ_STORE, Requires, VALIDATION_FAILED } from '#des/platform';
+import {
+  ApiError,
+  AtQuery,
+  CONFIG,
+  type Config,
+  READ_STORE,
+  ReadModelsAt,
+  Requires,
+  VALIDATION_FAILED,
+} from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ENVIRONMENTS, environmentId } from '#des/environments';
 import { ChangeActions, ChangeDelivery } from './action.commands';
-import { ACTION_NOT_FOUND, type ActionsState } from './action.decider';
+import { ACTION_NOT_FOUND, type ActionsState, actionsStream } from './action.decider';
 import { ACTIONS, actionId, DELIVERIES, deliveryId } from './actions.projection';
 import { PutActionDto } from './actions.dto';
 import { DELIVERY_NOT_FOUND } from './delivery.decider';
@@ -31,7 +40,7 @@ import { actionSecret } from './signing';
 import { ActionSigningKey } from './signing-key';
 import { targetProblem } from './target-address';
 
-export class PageQuery {
+export class PageQuery extends AtQuery {
   @ApiPropertyOptional({ minimum: 1, default: 1 })
   @IsOptional()
   @Type(() => Number)
@@ -79,7 +88,13 @@ export class ActionsController {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(CONFIG) private readonly config: Config,
     private readonly signingKey: ActionSigningKey,
+    private readonly history: ReadModelsAt,
   ) {}
+
+  /** Actions now, or (`at`) as their stream and their deliveries made them up to that instant. */
+  private readsAt(org: string, at: number | undefined): Promise<ReadStore> {
+    return this.history.readsFor(at, { streams: [actionsStream(org)], prefixes: [`notification-${org}/`] });
+  }
 
   /** Creates (201, with its signing secret, shown this once) or updates (200) the action named `name`. */
   @Put(':org/environments')
@@ -119,15 +134,16 @@ export class ActionsController {
 
   @Get(':org')
   @Requires('reader')
-  async list(@Param('org') org: string) {
-    const docs = await this.reads.collection(ACTIONS).find({ org, deleted: false }, { sort: { number: 1 } });
+  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+    const reads = await this.readsAt(org, at);
+    const docs = await reads.collection(ACTIONS).find({ org, deleted: false }, { sort: { number: 1 } });
     return docs.map(actionView);
   }
 
   @Get(':org/:number')
   @Requires('reader')
-  async read(@Param('org') org: string, @Param('number') raw: string) {
-    return actionView(await this.action(org, this.number(raw)));
+  async read(@Param('org') org: string, @Param('number') raw: string, @Query() { at }: AtQuery) {
+    return actionView(await this.action(org, this.number(raw), await this.readsAt(org, at)));
   }
 
   @Delete(':org/:number')
@@ -166,11 +182,12 @@ export class ActionsController {
     @Req() req: Request,
   ) {
     const number = this.number(raw);
-    await this.action(org, number);
+    const reads = await this.readsAt(org, query.at);
+    await this.action(org, number, reads);
     const page = query.page ?? 1;
     const perPage = query.per_page ?? 20;
     const filter = { org, action: number };
-    const collection = this.reads.collection(DELIVERIES);
+    const collection = reads.collection(DELIVERIES);
     const [total, docs] = await Promise.all([
       collection.count(filter),
       collection.find(filter, {
@@ -181,7 +198,8 @@ export class ActionsController {
     ]);
     const totalPages = Math.ceil(total / perPage);
     const base = req.originalUrl.split('?')[0];
-    const link = (p: number) => `${base}?page=${p}&per_page=${perPage}`;
+    const at = query.at === undefined ? '' : `&at=${query.at}`;
+    const link = (p: number) => `${base}?page=${p}&per_page=${perPage}${at}`;
     return {
       page,
       per_page: perPage,
@@ -229,8 +247,8 @@ export class ActionsController {
     return number;
   }
 
-  private async action(org: string, number: number): Promise<Doc> {
-    const doc = await this.reads.collection(ACTIONS).findOne({ _id: actionId(org, number) });
+  private async action(org: string, number: number, reads: ReadStore = this.reads): Promise<Doc> {
+    const doc = await reads.collection(ACTIONS).findOne({ _id: actionId(org, number) });
     if (!doc || doc.deleted) throw new ApiError(404, ACTION_NOT_FOUND);
     return doc;
   }

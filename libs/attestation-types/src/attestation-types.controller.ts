@@ -1,11 +1,20 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, JsonStringBody, jsonString, READ_STORE, Requires } from '#des/platform';
+import {
+  ApiError,
+  AtQuery,
+  JsonStringBody,
+  jsonString,
+  READ_STORE,
+  ReadModelsAt,
+  Requires,
+} from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangeAttestationType } from './attestation-type.commands';
+import { attestationTypeStream } from './attestation-type.decider';
 import { CreateAttestationTypeDto } from './attestation-types.dto';
 import { ATTESTATION_TYPES_COLLECTION, attestationTypeId } from './attestation-types.projection';
 import { jqRuleProblem, schemaProblems } from './custom-evaluation';
@@ -24,6 +33,7 @@ export class AttestationTypesController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly history: ReadModelsAt,
   ) {}
 
   @Post(':org')
@@ -60,16 +70,18 @@ export class AttestationTypesController {
 
   @Get(':org')
   @Requires('reader')
-  async list(@Param('org') org: string) {
-    return (
-      await this.reads.collection(ATTESTATION_TYPES_COLLECTION).find({ org }, { sort: { name: 1 } })
-    ).map(typeView);
+  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+    const reads = await this.history.readsFor(at, { prefixes: [`attestation_type-${org}/`] });
+    return (await reads.collection(ATTESTATION_TYPES_COLLECTION).find({ org }, { sort: { name: 1 } })).map(
+      typeView,
+    );
   }
 
   @Get(':org/:name')
   @Requires('reader')
-  async read(@Param('org') org: string, @Param('name') name: string) {
-    return typeView(await this.type(org, name));
+  async read(@Param('org') org: string, @Param('name') name: string, @Query() { at }: AtQuery) {
+    const reads = await this.history.readsFor(at, { streams: [attestationTypeStream(org, name)] });
+    return typeView(await this.type(org, name, reads));
   }
 
   /** Endpoint 14: archived types stay readable and refuse new attestations. */
@@ -84,8 +96,8 @@ export class AttestationTypesController {
     return jsonString('Custom attestation type archived');
   }
 
-  private async type(org: string, name: string): Promise<Doc> {
-    const doc = await this.reads
+  private async type(org: string, name: string, reads: ReadStore = this.reads): Promise<Doc> {
+    const doc = await reads
       .collection(ATTESTATION_TYPES_COLLECTION)
       .findOne({ _id: attestationTypeId(org, name) });
     if (!doc) throw new ApiError(404, 'Custom attestation type not found');

@@ -1,7 +1,15 @@
-import { Body, Controller, Get, Inject, Param, Post, Put, Req } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, READ_STORE, Requires, tagsOf, VALIDATION_FAILED } from '#des/platform';
+import {
+  ApiError,
+  AtQuery,
+  READ_STORE,
+  ReadModelsAt,
+  Requires,
+  tagsOf,
+  VALIDATION_FAILED,
+} from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/accounts';
 import { POLICIES } from '#des/policies';
@@ -42,7 +50,13 @@ export class ControlsController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly history: ReadModelsAt,
   ) {}
+
+  /** Controls, with the policies whose rules name them. */
+  private readsAt(org: string, at: number | undefined): Promise<ReadStore> {
+    return this.history.readsFor(at, { prefixes: [`control-${org}/`, `policy-${org}/`] });
+  }
 
   @Post(':org')
   @Requires('member')
@@ -68,10 +82,11 @@ export class ControlsController {
 
   @Get(':org')
   @Requires('reader')
-  async list(@Param('org') org: string) {
+  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
     await requireFeature(this.reads, org, 'controls');
-    const controls = await this.reads.collection(CONTROLS).find({ org }, { sort: { identifier: 1 } });
-    const policies = await this.reads.collection(POLICIES).find({ org }, { sort: { name: 1 } });
+    const reads = await this.readsAt(org, at);
+    const controls = await reads.collection(CONTROLS).find({ org }, { sort: { identifier: 1 } });
+    const policies = await reads.collection(POLICIES).find({ org }, { sort: { name: 1 } });
     const referencing = (identifier: unknown) =>
       policies
         .filter((p) => ((p.controls as string[]) ?? []).includes(identifier as string))
@@ -81,9 +96,10 @@ export class ControlsController {
 
   @Get(':org/:identifier')
   @Requires('reader')
-  async read(@Param('org') org: string, @Param('identifier') identifier: string) {
+  async read(@Param('org') org: string, @Param('identifier') identifier: string, @Query() { at }: AtQuery) {
     await requireFeature(this.reads, org, 'controls');
-    return this.view(await this.control(org, identifier));
+    const reads = await this.readsAt(org, at);
+    return this.view(await this.control(org, identifier, reads), reads);
   }
 
   /** Endpoint 2: a new version when a field changes; the same body again keeps the version. */
@@ -114,8 +130,8 @@ export class ControlsController {
   }
 
   /** The control with the policies whose attestation rules name it (`for_control`), by name. */
-  private async view(doc: Doc) {
-    const policies = await this.reads
+  private async view(doc: Doc, reads: ReadStore = this.reads) {
+    const policies = await reads
       .collection(POLICIES)
       .find({ org: doc.org, controls: doc.identifier }, { sort: { name: 1 } });
     return controlView(
@@ -129,8 +145,8 @@ export class ControlsController {
     if (Object.keys(errors).length) throw new ApiError(400, VALIDATION_FAILED, errors);
   }
 
-  private async control(org: string, identifier: string): Promise<Doc> {
-    const doc = await this.reads.collection(CONTROLS).findOne({ _id: controlId(org, identifier) });
+  private async control(org: string, identifier: string, reads: ReadStore = this.reads): Promise<Doc> {
+    const doc = await reads.collection(CONTROLS).findOne({ _id: controlId(org, identifier) });
     if (!doc) throw new ApiError(404, CONTROL_NOT_FOUND);
     return doc;
   }

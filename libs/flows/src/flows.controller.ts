@@ -1,12 +1,13 @@
-import { Body, Controller, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, READ_STORE, Requires, tagsOf } from '#des/platform';
+import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires, tagsOf } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangeFlow } from './flow.commands';
+import { flowStream } from './flow.decider';
 import { templateErrors } from './flow-template';
 import { PutFlowDto } from './flows.dto';
 import { FLOWS, flowId } from './flows.projection';
@@ -21,6 +22,7 @@ export class FlowsController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly history: ReadModelsAt,
   ) {}
 
   @Put(':org')
@@ -54,14 +56,16 @@ export class FlowsController {
 
   @Get(':org')
   @Requires('reader')
-  async list(@Param('org') org: string) {
-    return (await this.reads.collection(FLOWS).find({ org }, { sort: { name: 1 } })).map(flowView);
+  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+    const reads = await this.history.readsFor(at, { prefixes: [`flow-${org}/`] });
+    return (await reads.collection(FLOWS).find({ org }, { sort: { name: 1 } })).map(flowView);
   }
 
   @Get(':org/:flow')
   @Requires('reader')
-  async read(@Param('org') org: string, @Param('flow') flow: string) {
-    const doc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
+  async read(@Param('org') org: string, @Param('flow') flow: string, @Query() { at }: AtQuery) {
+    const reads = await this.history.readsFor(at, { streams: [flowStream(org, flow)] });
+    const doc = await reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
     if (!doc) throw new ApiError(404, 'Flow not found');
     return flowView(doc);
   }

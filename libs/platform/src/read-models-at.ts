@@ -3,7 +3,7 @@ import { type EventStore, secondsToMicros, type StoredEvent } from '#des/event-s
 import { applyOnce, declareCollections, type Projection, type ProjectionReads } from '#des/projections';
 import { MemoryReadStore, type ReadStore } from '#des/read-store';
 import { PROJECTIONS } from './platform-runtime';
-import { EVENT_STORE } from './tokens';
+import { EVENT_STORE, READ_STORE } from './tokens';
 
 /** The streams a past read folds: named ones, and every stream under a prefix. */
 export interface TimeScope {
@@ -23,7 +23,13 @@ export class ReadModelsAt {
   constructor(
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(PROJECTIONS) private readonly projections: Projection[],
+    @Inject(READ_STORE) private readonly live: ReadStore,
   ) {}
+
+  /** The live read models, or (`at` given) the scope's as they were at that instant. */
+  async readsFor(at: number | undefined, scope: TimeScope): Promise<ReadStore> {
+    return at === undefined ? this.live : this.at(scope, at);
+  }
 
   async at(scope: TimeScope, atSeconds: number): Promise<ReadStore> {
     const until = { untilRecordedAt: secondsToMicros(atSeconds) };

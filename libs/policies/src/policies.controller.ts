@@ -1,8 +1,8 @@
-import { Controller, Get, Inject, Param, Put, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import { ApiError, READ_STORE, Requires, VALIDATION_FAILED } from '#des/platform';
+import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires, VALIDATION_FAILED } from '#des/platform';
 import { withoutInternals } from '#des/projections';
 import type { Doc, ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
@@ -37,6 +37,7 @@ export class PoliciesController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly history: ReadModelsAt,
   ) {}
 
   @Put(':org')
@@ -89,18 +90,24 @@ export class PoliciesController {
 
   @Get(':org')
   @Requires('reader')
-  async list(@Param('org') org: string) {
-    return (await this.reads.collection(POLICIES).find({ org }, { sort: { name: 1 } })).map(policyView);
+  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+    const reads = await this.readsAt(org, at);
+    return (await reads.collection(POLICIES).find({ org }, { sort: { name: 1 } })).map(policyView);
   }
 
   @Get(':org/:name')
   @Requires('reader')
-  async read(@Param('org') org: string, @Param('name') name: string) {
-    return policyView(await this.policy(org, name));
+  async read(@Param('org') org: string, @Param('name') name: string, @Query() { at }: AtQuery) {
+    return policyView(await this.policy(org, name, await this.readsAt(org, at)));
   }
 
-  private async policy(org: string, name: string): Promise<Doc> {
-    const doc = await this.reads.collection(POLICIES).findOne({ _id: policyId(org, name) });
+  /** Policies, with the environments' attachments that make their `consuming_envs`. */
+  private readsAt(org: string, at: number | undefined): Promise<ReadStore> {
+    return this.history.readsFor(at, { prefixes: [`policy-${org}/`, `environment-${org}/`] });
+  }
+
+  private async policy(org: string, name: string, reads: ReadStore = this.reads): Promise<Doc> {
+    const doc = await reads.collection(POLICIES).findOne({ _id: policyId(org, name) });
     if (!doc) throw new ApiError(404, 'Policy not found');
     return doc;
   }

@@ -1,6 +1,6 @@
-import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiError, READ_STORE, Requires, tagsOf } from '#des/platform';
+import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires, tagsOf } from '#des/platform';
 import { withoutInternals } from '#des/projections';
 import type { Doc, ReadStore } from '#des/read-store';
 import { REPOS, repoId } from './repos.projection';
@@ -13,19 +13,29 @@ const repoView = (doc: Doc) => ({ ...withoutInternals(doc), tags: tagsOf(doc.tag
 @ApiBasicAuth('basic')
 @Controller('repos')
 export class ReposController {
-  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly history: ReadModelsAt,
+  ) {}
+
+  /** Repositories come from their own streams and from the trails that name them. */
+  private readsAt(org: string, at: number | undefined): Promise<ReadStore> {
+    return this.history.readsFor(at, { prefixes: [`repo-${org}/`, `trail-${org}/`] });
+  }
 
   @Get(':org')
   @Requires('reader')
-  async list(@Param('org') org: string) {
-    return (await this.reads.collection(REPOS).find({ org }, { sort: { name: 1 } })).map(repoView);
+  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+    const reads = await this.readsAt(org, at);
+    return (await reads.collection(REPOS).find({ org }, { sort: { name: 1 } })).map(repoView);
   }
 
   @Get(':org/:name')
   @Requires('reader')
   @ApiParam({ name: 'name', description: 'URL-encoded when it holds a "/" (acme%2Fbackend)' })
-  async read(@Param('org') org: string, @Param('name') name: string) {
-    const doc = await this.reads.collection(REPOS).findOne({ _id: repoId(org, name) });
+  async read(@Param('org') org: string, @Param('name') name: string, @Query() { at }: AtQuery) {
+    const reads = await this.readsAt(org, at);
+    const doc = await reads.collection(REPOS).findOne({ _id: repoId(org, name) });
     if (!doc) throw new ApiError(404, 'Repo not found');
     return repoView(doc);
   }

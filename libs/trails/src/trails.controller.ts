@@ -7,12 +7,12 @@ import { trailAuditHtml } from './trail-audit-report';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, AtQuery, READ_STORE, Requires } from '#des/platform';
+import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import type { FlowTemplate } from '#des/flows';
-import { FLOWS, flowId } from '#des/flows';
+import { FLOWS, flowId, flowStream } from '#des/flows';
 import { parseAttestation } from './attestation-types';
 import { ATTESTATION_TYPES_COLLECTION, attestationTypeId, evaluateCustom } from '#des/attestation-types';
 import { ChangeTrail } from './trail.commands';
@@ -32,7 +32,16 @@ export class TrailsController {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(PDF_RENDERER) private readonly pdf: PdfRenderer,
     private readonly timeMachine: TrailTimeMachine,
+    private readonly history: ReadModelsAt,
   ) {}
+
+  /** A flow's trails and artifacts now, or (`at`) as its streams made them up to that instant. */
+  private flowReadsAt(org: string, flow: string, at: number | undefined): Promise<ReadStore> {
+    return this.history.readsFor(at, {
+      streams: [flowStream(org, flow)],
+      prefixes: [`trail-${org}/${flow}/`],
+    });
+  }
 
   @Put('trails/:org/:flow')
   @Requires('member')
@@ -62,9 +71,10 @@ export class TrailsController {
 
   @Get('trails/:org/:flow')
   @Requires('reader')
-  async listTrails(@Param('org') org: string, @Param('flow') flow: string) {
-    const template = (await this.flow(org, flow)).template as FlowTemplate | null;
-    const docs = await this.reads.collection(TRAILS).find({ org, flow }, { sort: { created_at: -1 } });
+  async listTrails(@Param('org') org: string, @Param('flow') flow: string, @Query() { at }: AtQuery) {
+    const reads = await this.flowReadsAt(org, flow, at);
+    const template = (await this.flow(org, flow, reads)).template as FlowTemplate | null;
+    const docs = await reads.collection(TRAILS).find({ org, flow }, { sort: { created_at: -1 } });
     return docs.map((d) => {
       const view = withoutInternals(d) as unknown as TrailView;
       return {
@@ -106,18 +116,28 @@ export class TrailsController {
     @Param('org') org: string,
     @Param('flow') flow: string,
     @Param('trail') trail: string,
+    @Query() { at }: AtQuery,
     @Res() res: Response,
   ) {
-    const flowDoc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
-    const doc = flowDoc
-      ? await this.reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) })
-      : null;
-    if (!flowDoc || !doc) throw new ApiError(404, 'Flow or trail not found');
-    const view = withoutInternals(doc) as unknown as TrailView;
     const now = Date.now() / 1000;
-    const pdf = await this.pdf.render(
-      trailAuditHtml(view, trailCompliance(view, flowDoc.template as FlowTemplate | null), now, now),
-    );
+    let view: TrailView;
+    let template: FlowTemplate | null;
+    if (at === undefined) {
+      const flowDoc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
+      const doc = flowDoc
+        ? await this.reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) })
+        : null;
+      if (!flowDoc || !doc) throw new ApiError(404, 'Flow or trail not found');
+      view = withoutInternals(doc) as unknown as TrailView;
+      template = flowDoc.template as FlowTemplate | null;
+    } else {
+      // The report prints the instant it shows: the trail as it was then.
+      const past = await this.timeMachine.at(org, flow, trail, at);
+      if (!past.flowExists || !past.view) throw new ApiError(404, 'Flow or trail not found');
+      view = past.view;
+      template = past.template;
+    }
+    const pdf = await this.pdf.render(trailAuditHtml(view, trailCompliance(view, template), at ?? now, now));
     res
       .status(200)
       .type('application/pdf')
@@ -167,9 +187,11 @@ export class TrailsController {
     @Param('org') org: string,
     @Param('flow') flow: string,
     @Param('fingerprint') fingerprint: string,
+    @Query() { at }: AtQuery,
   ) {
-    await this.flow(org, flow);
-    return this.artifact(org, flow, fingerprint);
+    const reads = await this.flowReadsAt(org, flow, at);
+    await this.flow(org, flow, reads);
+    return this.artifact(org, flow, fingerprint, reads);
   }
 
   @Post('attestations/:org/:flow/trail/:trail/:type')
@@ -244,8 +266,8 @@ export class TrailsController {
     };
   }
 
-  private async flow(org: string, flow: string): Promise<Doc> {
-    const doc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
+  private async flow(org: string, flow: string, reads: ReadStore = this.reads): Promise<Doc> {
+    const doc = await reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
     if (!doc) throw new ApiError(404, 'Flow not found');
     return doc;
   }
@@ -258,12 +280,10 @@ export class TrailsController {
     return trailAsShown(view, template);
   }
 
-  private async artifact(org: string, flow: string, fingerprint: string) {
-    const doc = await this.reads.collection(ARTIFACTS).findOne({ _id: artifactId(org, flow, fingerprint) });
+  private async artifact(org: string, flow: string, fingerprint: string, reads: ReadStore = this.reads) {
+    const doc = await reads.collection(ARTIFACTS).findOne({ _id: artifactId(org, flow, fingerprint) });
     if (!doc) throw new ApiError(404, 'Artifact not found');
-    const trail = await this.reads
-      .collection(TRAILS)
-      .findOne({ _id: trailId(org, flow, doc.trail as string) });
+    const trail = await reads.collection(TRAILS).findOne({ _id: trailId(org, flow, doc.trail as string) });
     const inTrail = (trail?.artifacts as ArtifactView[] | undefined)?.find(
       (a) => a.fingerprint === fingerprint,
     );
