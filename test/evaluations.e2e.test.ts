@@ -56,7 +56,13 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     it('answers 201 pending, then completes with allow and violations (params as data.params)', async () => {
       const res = await evaluate(['good', 'bad'], { 'policy.rego': COMPLIANT_ONLY }, { max: 1 });
       assert.equal(res.status, 201);
-      assert.deepEqual(Object.keys(res.body).sort(), ['id', 'recorded_at', 'requested_at', 'status']);
+      assert.deepEqual(Object.keys(res.body).sort(), [
+        'id',
+        'recorded_at',
+        'recorded_position',
+        'requested_at',
+        'status',
+      ]);
       assert.equal(res.body.status, 'pending');
       const done = await finished(res.body.id);
       assert.deepEqual(done.result, {
@@ -137,6 +143,41 @@ violations contains "too few trails" if { not limits.enough(input.trails) }
         (await evaluate(['later'], { 'policy.rego': COMPLIANT_ONLY }, { max: 5 })).body.id,
       );
       assert.equal(now.result.allow, true);
+    });
+
+    it('evaluates trails as they were at a past instant (?at=), and says which instant and position it used', async () => {
+      await t.http.put('/api/v2/trails/acme/svc').send({ name: 'past' });
+      await t.http.post('/api/v2/attestations/acme/svc/trail/past/junit').send(junit(1));
+      await new Promise((r) => setTimeout(r, 5));
+      // Instants are kept in whole microseconds.
+      const then = Math.round((performance.timeOrigin + performance.now()) * 1000) / 1_000_000;
+      await new Promise((r) => setTimeout(r, 5));
+      await t.http.post('/api/v2/attestations/acme/svc/trail/past/junit').send(junit(0)); // fixed since
+      const log = t.app.get<symbol, EventStore>(EVENT_STORE);
+      const res = await t.http.post(`/api/v2/evaluations/acme?at=${then}`).send({
+        context: { trails: [{ flow: 'svc', trail: 'past' }] },
+        policy: { files: { 'policy.rego': COMPLIANT_ONLY } },
+        params: { max: 5 },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.recorded_at, then);
+      const pinned = await log.positionAt(Math.round(then * 1_000_000));
+      assert.equal(res.body.recorded_position, pinned.position);
+      const done = await finished(res.body.id);
+      assert.deepEqual(done.result, { allow: false, violations: ['past is NON-COMPLIANT'] });
+      assert.equal(done.recorded_position, pinned.position);
+      // Before the trail existed: 404; in the future: 400.
+      const before = await t.http.post('/api/v2/evaluations/acme?at=1000').send({
+        context: { trails: [{ flow: 'svc', trail: 'past' }] },
+        policy: { files: { 'policy.rego': COMPLIANT_ONLY } },
+      });
+      assert.deepEqual([before.status, before.body.message], [404, 'Trail not found']);
+      const future = await t.http.post(`/api/v2/evaluations/acme?at=${Math.ceil(then) + 3600}`).send({
+        context: { trails: [{ flow: 'svc', trail: 'past' }] },
+        policy: { files: { 'policy.rego': COMPLIANT_ONLY } },
+      });
+      assert.equal(future.status, 400);
+      assert.ok(future.body.errors.at);
     });
 
     it('fails broken policies with policy_error, and runaway ones with timeout', async () => {

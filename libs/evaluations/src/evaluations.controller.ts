@@ -1,11 +1,11 @@
-import { Body, Controller, Get, Inject, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import type { EventStore } from '#des/event-store';
-import { microsToSeconds } from '#des/event-store';
+import { microsToSeconds, secondsToMicros } from '#des/event-store';
 import type { Jobs } from '#des/jobs';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, EVENT_STORE, JOBS, READ_STORE, Requires } from '#des/platform';
+import { ApiError, AtQuery, EVENT_STORE, JOBS, READ_STORE, Requires } from '#des/platform';
 import type { ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requireFeature, requestMetadata } from '#des/accounts';
 import { TrailTimeMachine } from '#des/trails';
@@ -31,11 +31,23 @@ export class EvaluationsController {
   @Post(':org')
   @Requires('member')
   @ApiBody({ description: '{context: {trails: [{flow, trail}]}, policy: {files: {path: rego}}, params?}' })
-  async create(@Param('org') org: string, @Body() body: unknown, @Req() req: AuthenticatedRequest) {
+  async create(
+    @Param('org') org: string,
+    @Body() body: unknown,
+    @Query() query: AtQuery,
+    @Req() req: AuthenticatedRequest,
+  ) {
     await this.requireFeature(org);
     const request = parseEvaluationRequest(body);
     if ('errors' in request) throw new ApiError(400, 'Input payload validation failed', request.errors);
-    const head = await this.events.head();
+    // Pinned to the log's head, or (`?at=`) to the last event recorded at or before that instant.
+    const head =
+      query.at === undefined
+        ? await this.events.head()
+        : {
+            ...(await this.events.positionAt(secondsToMicros(query.at))),
+            recordedAt: secondsToMicros(query.at),
+          };
     const at = microsToSeconds(head.recordedAt);
     for (const [i, ref] of request.context.trails.entries()) {
       if (!(await this.timeMachine.at(org, ref.flow, ref.trail, at, head.position)).view) {
@@ -67,7 +79,13 @@ export class EvaluationsController {
         requestMetadata(req),
       ),
     );
-    return { id, status: 'pending', requested_at: requestedAt, recorded_at: at };
+    return {
+      id,
+      status: 'pending',
+      requested_at: requestedAt,
+      recorded_at: at,
+      recorded_position: head.position,
+    };
   }
 
   @Get(':org/:id')
@@ -81,6 +99,7 @@ export class EvaluationsController {
       status: doc.status,
       requested_at: doc.requested_at,
       recorded_at: doc.recorded_at,
+      recorded_position: doc.recorded_position,
       ...(doc.status === 'completed' ? { result: doc.result } : {}),
       ...(doc.status === 'failed' ? { error: doc.error } : {}),
     };

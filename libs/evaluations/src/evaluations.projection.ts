@@ -23,6 +23,7 @@ export const evaluationsProjection: Projection = {
                 status: 'pending',
                 requested_at: event.data.requested_at,
                 recorded_at: microsToSeconds(event.data.recorded_at),
+                recorded_position: event.data.recorded_position,
               },
             },
           },

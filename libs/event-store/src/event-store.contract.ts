@@ -137,6 +137,22 @@ export function eventStoreContract(
       assert.equal((await store.readStream(stream, { fromRevision: 1 }))[0].type, 'after');
     });
 
+    it('finds the last event recorded at or before an instant', async () => {
+      const first = await store.append(streamName(), [event('one')], 'no_stream');
+      await new Promise((r) => setTimeout(r, 5));
+      const second = await store.append(streamName(), [event('two')], 'no_stream');
+      assert.deepEqual(await store.positionAt(first.recordedAt), {
+        position: first.position,
+        recordedAt: first.recordedAt,
+      });
+      assert.deepEqual(await store.positionAt(second.recordedAt - 1), {
+        position: first.position,
+        recordedAt: first.recordedAt,
+      });
+      assert.equal((await store.positionAt(second.recordedAt + 1_000_000)).position, second.position);
+      assert.deepEqual(await store.positionAt(0), { position: 0, recordedAt: 0 });
+    });
+
     it('reads every stream under a prefix, in position order, up to an instant', async () => {
       const base = streamName();
       const a = `${base}/a`;

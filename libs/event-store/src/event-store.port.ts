@@ -98,10 +98,15 @@ export interface EventStore {
    * environments: `environment-acme/`), in position order, up to an instant:
    * what time travel folds. Its cost is those streams', not the log's.
    */
-  readStreamsByPrefix(prefix: string, options?: Omit<ReadStreamOptions, 'fromRevision'>): Promise<StoredEvent[]>;
+  readStreamsByPrefix(
+    prefix: string,
+    options?: Omit<ReadStreamOptions, 'fromRevision'>,
+  ): Promise<StoredEvent[]>;
   /** The log after `afterPosition` (exclusive; 0 = from the beginning), in position order. */
   readAll(afterPosition: number, limit: number): Promise<StoredEvent[]>;
   head(): Promise<LogHead>;
+  /** The last event recorded at or before an instant (µs): where a read "as of then" is pinned; position 0 when none. */
+  positionAt(recordedAt: number): Promise<LogHead>;
   /**
    * Catch up from `afterPosition` (exclusive), then follow live appends until
    * stopped. The handler gets batches of up to `batchSize` events, in position

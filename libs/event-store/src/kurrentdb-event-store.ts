@@ -265,6 +265,23 @@ export class KurrentDbEventStore implements EventStore {
     return { position: 0, recordedAt: 0 };
   }
 
+  /** Read backwards from the end: its cost is the events recorded since the instant. */
+  async positionAt(recordedAt: number): Promise<LogHead> {
+    try {
+      for await (const resolved of this.boundedStream(
+        'read $all backwards to an instant',
+        this.client.readAll({ direction: BACKWARDS, fromPosition: END, filter: excludeSystemEvents() }),
+      )) {
+        const event = toStored(resolved);
+        if (event && event.recordedAt <= recordedAt)
+          return { position: event.position, recordedAt: event.recordedAt };
+      }
+    } catch (error) {
+      throw translate(error);
+    }
+    return { position: 0, recordedAt: 0 };
+  }
+
   /** $all has no count the server can give cheaply. */
   async eventCount(): Promise<number | undefined> {
     return undefined;

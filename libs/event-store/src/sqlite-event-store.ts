@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS events (
   metadata    TEXT    NOT NULL,
   recorded_at INTEGER NOT NULL,
   UNIQUE (stream, revision)
-);`;
+);
+CREATE INDEX IF NOT EXISTS events_by_recorded_at ON events (recorded_at, position);`;
 
 interface PendingAppend {
   stream: string;
@@ -146,6 +147,9 @@ export class SqliteEventStore implements EventStore {
         'SELECT position, recorded_at FROM events ORDER BY position DESC LIMIT 1',
       ),
       count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events'),
+      positionAt: db.prepare<[number], { position: number; recorded_at: number }>(
+        'SELECT position, recorded_at FROM events WHERE recorded_at <= ? ORDER BY recorded_at DESC, position DESC LIMIT 1',
+      ),
     };
   }
 
@@ -273,6 +277,11 @@ export class SqliteEventStore implements EventStore {
 
   async head(): Promise<LogHead> {
     const row = this.guard(() => this.stmt.head.get());
+    return row ? { position: row.position, recordedAt: row.recorded_at } : { position: 0, recordedAt: 0 };
+  }
+
+  async positionAt(recordedAt: number): Promise<LogHead> {
+    const row = this.guard(() => this.stmt.positionAt.get(recordedAt));
     return row ? { position: row.position, recordedAt: row.recorded_at } : { position: 0, recordedAt: 0 };
   }
 
