@@ -4,7 +4,6 @@ import { EVENT_STORE, READ_STORE } from '#des/platform';
 import { CHECKPOINTS } from '#des/projections';
 import type { ReadStore } from '#des/read-store';
 import type { TestApp } from './app';
-import { eventually } from './processes';
 
 export const wallClock = () => (performance.timeOrigin + performance.now()) / 1000;
 export const pause = () => new Promise((r) => setTimeout(r, 3));
@@ -19,13 +18,14 @@ export interface Answer {
 export async function settle(t: TestApp): Promise<void> {
   const events = t.app.get<symbol, EventStore>(EVENT_STORE);
   const reads = t.app.get<symbol, ReadStore>(READ_STORE);
+  const deadline = Date.now() + 20_000;
   for (;;) {
     const head = (await events.head()).position;
-    await eventually(
-      () => reads.collection(CHECKPOINTS).find({}),
-      (cs) => cs.length > 0 && cs.every((c) => (c.position as number) >= head),
-    );
-    if ((await events.head()).position === head) return;
+    const checkpoints = await reads.collection(CHECKPOINTS).find({});
+    const passed = checkpoints.length > 0 && checkpoints.every((c) => (c.position as number) >= head);
+    if (passed && (await events.head()).position === head) return;
+    if (Date.now() > deadline) throw new Error(`the projector did not pass position ${head} in 20 s`);
+    await new Promise((r) => setTimeout(r, 1));
   }
 }
 
