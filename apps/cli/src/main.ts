@@ -3,6 +3,7 @@ import { loadConfig } from '#des/platform';
 import { createKey, createOrganization, parseFeatures } from './accounts';
 import { rebuild } from './rebuild';
 import { redeliver } from './actions';
+import { verify } from './verify';
 
 const USAGE = `usage: npm run cli -- <command>
 
@@ -12,6 +13,9 @@ commands:
   key create <org> <account> [--description TEXT]
              mint a new API key for an existing service account; prints it once
   rebuild    drop every read model and replay the event log into it (progress bar)
+  verify [org]
+             recompute the log's hash chains (one organization's, or all); prints each head and
+             names the first broken link; exits 1 when one is broken
   actions redeliver <org> <number> <delivery>
              send a dead-lettered notification of action <number> again
 `;
@@ -48,6 +52,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'key' && sub === 'create' && rest.length === 2) {
     await createKey(loadConfig(), rest[0], rest[1], values.description!);
     return 0;
+  }
+  if (command === 'verify' && rest.length === 0) {
+    return (await verify(loadConfig(), sub)) ? 0 : 1;
   }
   if (command === 'actions' && sub === 'redeliver' && rest.length === 3) {
     if (!/^[1-9]\d*$/.test(rest[1])) throw new Error(`'${rest[1]}' is not an action number`);

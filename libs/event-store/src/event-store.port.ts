@@ -1,3 +1,5 @@
+import type { LedgerHead } from './ledger';
+
 /** Who caused an event, and why: carried with every appended event. */
 export interface EventMetadata {
   org?: string;
@@ -24,6 +26,8 @@ export interface StoredEvent extends EventToAppend {
   position: number;
   /** Commit instant in microseconds since the epoch: never decreases along `position`. */
   recordedAt: number;
+  /** The event's link in its organization's hash chain, where the store keeps one (SQLite). */
+  hash?: string;
 }
 
 /** A stream revision (0-based, of its last event), or a condition on the stream. */
@@ -105,6 +109,11 @@ export interface EventStore {
   /** The log after `afterPosition` (exclusive; 0 = from the beginning), in position order. */
   readAll(afterPosition: number, limit: number): Promise<StoredEvent[]>;
   head(): Promise<LogHead>;
+  /**
+   * An organization's hash chain head (its last event's hash), now or at an
+   * instant; undefined where the store keeps no chain.
+   */
+  ledgerHead(org: string, options?: { untilRecordedAt?: number }): Promise<LedgerHead | undefined>;
   /** The last event recorded at or before an instant (µs): where a read "as of then" is pinned; position 0 when none. */
   positionAt(recordedAt: number): Promise<LogHead>;
   /**

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { DEFAULT_MAX_APPEND_SIZE, appendSize } from './append-size';
 import { followByPolling } from './follow-loop';
 import { nowMicros } from './microseconds';
+import { chainOf, GENESIS, type LedgerHead, linkHash } from './ledger';
 import {
   AppendResult,
   BatchHandler,
@@ -30,6 +31,7 @@ interface Row {
   data: string;
   metadata: string;
   recorded_at: number;
+  hash: string;
 }
 
 const SCHEMA = `
@@ -44,7 +46,15 @@ CREATE TABLE IF NOT EXISTS events (
   recorded_at INTEGER NOT NULL,
   UNIQUE (stream, revision)
 );
-CREATE INDEX IF NOT EXISTS events_by_recorded_at ON events (recorded_at, position);`;
+CREATE INDEX IF NOT EXISTS events_by_recorded_at ON events (recorded_at, position);
+CREATE TABLE IF NOT EXISTS chain_heads (
+  org      TEXT    PRIMARY KEY,
+  position INTEGER NOT NULL,
+  hash     TEXT    NOT NULL
+);`;
+
+/** Columns added after the first release: a log written before them gets them (and its chain) on open. */
+const CHAIN_COLUMNS = ["org TEXT NOT NULL DEFAULT ''", "hash TEXT NOT NULL DEFAULT ''"];
 
 interface PendingAppend {
   stream: string;
@@ -98,6 +108,7 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('synchronous = FULL');
     this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     this.db.exec(SCHEMA);
+    this.migrateChain();
     this.clock = options.clock ?? nowMicros;
     this.pollMs = options.pollMs ?? 100;
     this.maxAppendSize = options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE;
@@ -119,6 +130,51 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
+  /**
+   * The hash chain (per organization) arrived after the first logs were
+   * written: such a log gets the columns, and its chain is computed once,
+   * in position order, from what it holds.
+   */
+  private migrateChain(): void {
+    const columns = new Set(
+      (this.db.prepare('PRAGMA table_info(events)').all() as { name: string }[]).map((c) => c.name),
+    );
+    for (const column of CHAIN_COLUMNS) {
+      if (!columns.has(column.split(' ')[0])) this.db.exec(`ALTER TABLE events ADD COLUMN ${column}`);
+    }
+    this.db.exec('CREATE INDEX IF NOT EXISTS events_by_org ON events (org, position)');
+    const unchained = this.db.prepare("SELECT COUNT(*) AS n FROM events WHERE hash = ''").get() as {
+      n: number;
+    };
+    if (unchained.n === 0) return;
+    this.db.transaction(() => {
+      const heads = new Map<string, string>();
+      const update = this.db.prepare('UPDATE events SET org = ?, hash = ? WHERE position = ?');
+      const page = this.db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT 10000');
+      for (let after = 0; ;) {
+        const rows = page.all(after) as Row[];
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          const event = toStored(row);
+          const org = chainOf(event.metadata);
+          const hash = linkHash(heads.get(org) ?? GENESIS, event);
+          heads.set(org, hash);
+          update.run(org, hash, row.position);
+        }
+        after = rows[rows.length - 1].position;
+      }
+      const head = this.db.prepare(
+        'INSERT INTO chain_heads (org, position, hash) VALUES (?, ?, ?) ON CONFLICT(org) DO UPDATE SET position = excluded.position, hash = excluded.hash',
+      );
+      for (const [org, hash] of heads) {
+        const last = this.db
+          .prepare('SELECT MAX(position) AS position FROM events WHERE org = ?')
+          .get(org) as { position: number };
+        head.run(org, last.position, hash);
+      }
+    })();
+  }
+
   private prepare() {
     const db = this.db;
     return {
@@ -130,8 +186,17 @@ export class SqliteEventStore implements EventStore {
         'SELECT recorded_at FROM events ORDER BY position DESC LIMIT 1',
       ),
       insert: db.prepare(
-        `INSERT INTO events (event_id, stream, revision, type, data, metadata, recorded_at)
-         VALUES (@id, @stream, @revision, @type, @data, @metadata, @recordedAt)`,
+        `INSERT INTO events (event_id, stream, revision, type, data, metadata, recorded_at, org, hash)
+         VALUES (@id, @stream, @revision, @type, @data, @metadata, @recordedAt, @org, @hash)`,
+      ),
+      chainHead: db.prepare<[string], { position: number; hash: string }>(
+        'SELECT position, hash FROM chain_heads WHERE org = ?',
+      ),
+      setChainHead: db.prepare(
+        'INSERT INTO chain_heads (org, position, hash) VALUES (?, ?, ?) ON CONFLICT(org) DO UPDATE SET position = excluded.position, hash = excluded.hash',
+      ),
+      ledgerHead: db.prepare<[string, number], { position: number; recorded_at: number; hash: string }>(
+        'SELECT position, recorded_at, hash FROM events WHERE org = ? AND recorded_at <= ? ORDER BY position DESC LIMIT 1',
       ),
       readStream: db.prepare<[string, number, number, number], Row>(
         'SELECT * FROM events WHERE stream = ? AND revision >= ? AND recorded_at <= ? AND position <= ? ORDER BY revision',
@@ -166,16 +231,31 @@ export class SqliteEventStore implements EventStore {
     const recordedAt = Math.max(this.clock(), last);
     let position = 0;
     events.forEach((event, i) => {
+      const data = JSON.stringify(event.data);
+      const metadata = JSON.stringify(event.metadata);
+      // Linked as it will be read back (JSON text parsed), so a verifier recomputes exactly this.
+      const org = chainOf(event.metadata);
+      const previous = this.stmt.chainHead.get(org)?.hash ?? GENESIS;
+      const hash = linkHash(previous, {
+        stream,
+        type: event.type,
+        data: JSON.parse(data),
+        metadata: JSON.parse(metadata),
+        recordedAt,
+      });
       const info = this.stmt.insert.run({
         id: event.id,
         stream,
         revision: current + 1 + i,
         type: event.type,
-        data: JSON.stringify(event.data),
-        metadata: JSON.stringify(event.metadata),
+        data,
+        metadata,
         recordedAt,
+        org,
+        hash,
       });
       position = Number(info.lastInsertRowid);
+      this.stmt.setChainHead.run(org, position, hash);
     });
     return { nextRevision: current + events.length, position, recordedAt };
   }
@@ -280,6 +360,15 @@ export class SqliteEventStore implements EventStore {
     return row ? { position: row.position, recordedAt: row.recorded_at } : { position: 0, recordedAt: 0 };
   }
 
+  async ledgerHead(org: string, options: { untilRecordedAt?: number } = {}): Promise<LedgerHead> {
+    const row = this.guard(() =>
+      this.stmt.ledgerHead.get(org, options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER),
+    );
+    return row
+      ? { org, position: row.position, recordedAt: row.recorded_at, hash: row.hash }
+      : { org, position: 0, recordedAt: 0, hash: GENESIS };
+  }
+
   async positionAt(recordedAt: number): Promise<LogHead> {
     const row = this.guard(() => this.stmt.positionAt.get(recordedAt));
     return row ? { position: row.position, recordedAt: row.recorded_at } : { position: 0, recordedAt: 0 };
@@ -352,5 +441,6 @@ function toStored(row: Row): StoredEvent {
     data: JSON.parse(row.data) as Record<string, unknown>,
     metadata: JSON.parse(row.metadata) as StoredEvent['metadata'],
     recordedAt: row.recorded_at,
+    ...(row.hash ? { hash: row.hash } : {}),
   };
 }

@@ -4,17 +4,21 @@ import { MemoryReadStore, MongoReadStore, ReadStore } from '#des/read-store';
 import { Logger } from '@nestjs/common';
 import type { Config } from './config';
 
+/** The event store the configuration names. */
+export function openEventStore(config: Config): EventStore {
+  return config.eventStore.kind === 'sqlite'
+    ? new SqliteEventStore({ path: config.eventStore.path, maxAppendSize: config.maxAppendSize })
+    : new KurrentDbEventStore(config.eventStore.url, {
+        connectTimeoutMs: config.connectTimeoutMs,
+        maxAppendSize: config.maxAppendSize,
+      });
+}
+
 /** Opens the adapters the configuration names (the composition root of every process). */
 export async function openEngines(
   config: Config,
 ): Promise<{ events: EventStore; reads: ReadStore; jobs: Jobs }> {
-  const events =
-    config.eventStore.kind === 'sqlite'
-      ? new SqliteEventStore({ path: config.eventStore.path, maxAppendSize: config.maxAppendSize })
-      : new KurrentDbEventStore(config.eventStore.url, {
-          connectTimeoutMs: config.connectTimeoutMs,
-          maxAppendSize: config.maxAppendSize,
-        });
+  const events = openEventStore(config);
   const reads =
     config.readStore.kind === 'memory'
       ? new MemoryReadStore()

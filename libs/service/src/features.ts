@@ -13,6 +13,7 @@ import { controlsFeature } from '#des/controls';
 import { tagsFeature } from '#des/tags';
 import { policiesFeature } from '#des/policies';
 import { actionsFeature } from '#des/actions';
+import { ledgerFeature } from '#des/ledger';
 
 /** Every feature of the service, once; a new feature library joins here. */
 export const features: ServiceFeature[] = [
@@ -28,6 +29,7 @@ export const features: ServiceFeature[] = [
   tagsFeature,
   policiesFeature,
   actionsFeature,
+  ledgerFeature,
 ];
 
 /** Every read model of the service; the projector runs them, the CLI rebuilds them. */

@@ -31,6 +31,8 @@ export function trailAuditHtml(
   compliance: Compliance,
   instant: number,
   generatedAt: number,
+  /** The organization's hash chain head at the instant: a printed report can be checked against the log. */
+  ledger?: { position: number; hash: string },
 ): string {
   const commit = view.git_commit_info;
   const rows = [
@@ -142,6 +144,14 @@ export function trailAuditHtml(
             <td>Generated</td>
             <td>${when(generatedAt)}</td>
           </tr>
+          ${
+            ledger
+              ? html`<tr>
+                  <td>Ledger head</td>
+                  <td><code>${ledger.hash || '—'}</code> (position ${String(ledger.position)})</td>
+                </tr>`
+              : ''
+          }
         </table>
         <h2>Artifacts</h2>
         ${

@@ -7,7 +7,8 @@ import { trailAuditHtml } from './trail-audit-report';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
+import { ApiError, AtQuery, EVENT_STORE, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
+import { type EventStore, secondsToMicros } from '#des/event-store';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
@@ -33,6 +34,7 @@ export class TrailsController {
     @Inject(PDF_RENDERER) private readonly pdf: PdfRenderer,
     private readonly timeMachine: TrailTimeMachine,
     private readonly history: ReadModelsAt,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
   ) {}
 
   /** A flow's trails and artifacts now, or (`at`) as its streams made them up to that instant. */
@@ -137,7 +139,10 @@ export class TrailsController {
       view = past.view;
       template = past.template;
     }
-    const pdf = await this.pdf.render(trailAuditHtml(view, trailCompliance(view, template), at ?? now, now));
+    const ledger = await this.events.ledgerHead(org, { untilRecordedAt: secondsToMicros(at ?? now) });
+    const pdf = await this.pdf.render(
+      trailAuditHtml(view, trailCompliance(view, template), at ?? now, now, ledger),
+    );
     res
       .status(200)
       .type('application/pdf')

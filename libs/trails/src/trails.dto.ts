@@ -89,4 +89,3 @@ export class ReportArtifactDto {
 
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(256) template_reference_name?: string;
 }
-

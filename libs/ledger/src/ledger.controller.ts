@@ -1,0 +1,33 @@
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { type EventStore, microsToSeconds, secondsToMicros } from '#des/event-store';
+import { ApiError, AtQuery, EVENT_STORE, Requires } from '#des/platform';
+
+/**
+ * The organization's hash chain head: every event of the organization is a
+ * link (SHA-256 of the previous hash and the event), so this one hash pins
+ * its whole history. Compare it later with `npm run cli -- verify <org>`.
+ */
+@ApiTags('auditing')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller('ledger')
+export class LedgerController {
+  constructor(@Inject(EVENT_STORE) private readonly events: EventStore) {}
+
+  @Get(':org/head')
+  @Requires('reader')
+  async head(@Param('org') org: string, @Query() { at }: AtQuery) {
+    const head = await this.events.ledgerHead(org, {
+      untilRecordedAt: at === undefined ? undefined : secondsToMicros(at),
+    });
+    if (!head) throw new ApiError(501, 'This event store keeps no hash chain');
+    return {
+      org,
+      at: at ?? null,
+      position: head.position,
+      recorded_at: head.position ? microsToSeconds(head.recordedAt) : null,
+      hash: head.hash || null,
+    };
+  }
+}

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Response } from 'supertest';
+import { modeEnv, startApp, TestApp } from './support/app';
+import { APPS } from './support/processes';
+import { wallClock } from './support/time-travel';
+
+const binary = (res: Response, done: (e: Error | null, b: Buffer) => void) => {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => done(null, Buffer.concat(chunks)));
+};
+const textOf = (pdf: Buffer) => {
+  const r = spawnSync('pdftotext', ['-layout', '-', '-'], { input: pdf, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+};
+
+describe('tamper evidence: the hash chain, its head, verify (embedded mode)', () => {
+  let t: TestApp;
+  let env: NodeJS.ProcessEnv;
+  let before0 = 0;
+  let afterFirst = 0;
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [join(APPS, 'cli/src/main.js'), ...args], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
+
+  before(async () => {
+    env = await modeEnv('embedded');
+    t = await startApp({ mode: 'embedded', env });
+    before0 = wallClock();
+    await new Promise((r) => setTimeout(r, 5));
+    await t.http.put('/api/v2/flows/acme').send({ name: 'pay' }).expect(201);
+    await new Promise((r) => setTimeout(r, 5));
+    afterFirst = wallClock();
+    await t.http.put('/api/v2/trails/acme/pay').send({ name: 'r1' }).expect(201);
+    await t.http
+      .post('/api/v2/attestations/acme/pay/trail/r1/generic')
+      .send({ attestation_name: 'smoke', description: 'all good' })
+      .expect(201);
+  });
+  after(async () => t.close());
+
+  it('answers the head of the organization’s chain, now and at an instant', async () => {
+    const now = (await t.http.get('/api/v2/ledger/acme/head').expect(200)).body;
+    assert.match(now.hash, /^[0-9a-f]{64}$/);
+    assert.equal(typeof now.position, 'number');
+    const then = (await t.http.get(`/api/v2/ledger/acme/head?at=${afterFirst}`).expect(200)).body;
+    assert.ok(then.position < now.position);
+    assert.notEqual(then.hash, now.hash);
+    const early = (await t.http.get(`/api/v2/ledger/acme/head?at=${before0}`).expect(200)).body;
+    // The organization's own creation is its first link; nothing of the flow yet.
+    assert.ok(early.position < then.position);
+    const future = await t.http.get(`/api/v2/ledger/acme/head?at=${Math.ceil(wallClock()) + 3600}`);
+    assert.equal(future.status, 400);
+  });
+
+  it('prints the head at its instant in the audit PDF', async () => {
+    const head = (await t.http.get('/api/v2/ledger/acme/head')).body;
+    const pdf = await t.http.get('/api/v2/trails/acme/pay/r1/audit_pdf').buffer(true).parse(binary);
+    const text = textOf(pdf.body as Buffer).replace(/\s+/g, ' ');
+    assert.match(text, new RegExp(`Ledger head ${head.hash} \\(position ${head.position}\\)`));
+    const past = await t.http
+      .get(`/api/v2/trails/acme/pay/r1/audit_pdf?at=${afterFirst}`)
+      .buffer(true)
+      .parse(binary);
+    assert.equal(past.status, 404, 'the trail did not exist yet');
+  });
+
+  it('`verify` recomputes every chain, prints the heads, and names the first altered event', async () => {
+    const head = (await t.http.get('/api/v2/ledger/acme/head')).body;
+    await t.close();
+    const ok = cli('verify', 'acme');
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.match(ok.stdout, new RegExp(`acme: \\d+ events, head at position ${head.position}: ${head.hash}`));
+    assert.match(ok.stdout, /every chain intact/);
+
+    // One byte of the attestation's stored description, changed behind the service's back.
+    const path = t.config.eventStore.kind === 'sqlite' ? t.config.eventStore.path : '';
+    const db = new Database(path);
+    const row = db.prepare("SELECT position, data FROM events WHERE type = 'attestation_reported'").get() as {
+      position: number;
+      data: string;
+    };
+    db.prepare('UPDATE events SET data = ? WHERE position = ?').run(
+      row.data.replace('all good', 'all gooD'),
+      row.position,
+    );
+    db.close();
+    const broken = cli('verify');
+    assert.equal(broken.status, 1, broken.stdout);
+    assert.match(
+      broken.stdout,
+      new RegExp(
+        `BROKEN at position ${row.position} \\(trail-acme/pay/r1 revision \\d+, attestation_reported\\)`,
+      ),
+    );
+    assert.match(broken.stdout, /1 broken chain\(s\)/);
+    t = await startApp({ mode: 'embedded', env, bootstrap: false, key: t.key });
+  });
+});
