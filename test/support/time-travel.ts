@@ -25,7 +25,7 @@ export async function settle(t: TestApp): Promise<void> {
     const passed = checkpoints.length > 0 && checkpoints.every((c) => (c.position as number) >= head);
     if (passed && (await events.head()).position === head) return;
     if (Date.now() > deadline) throw new Error(`the projector did not pass position ${head} in 20 s`);
-    await new Promise((r) => setTimeout(r, 1));
+    await new Promise((r) => setTimeout(r, 4));
   }
 }
 

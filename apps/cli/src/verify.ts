@@ -9,6 +9,9 @@ import { type Config, openEventStore } from '#des/platform';
 export async function verify(config: Config, org: string | undefined): Promise<boolean> {
   const store = openEventStore(config);
   try {
+    if (store.kind !== 'sqlite') {
+      throw new Error('this event store keeps no hash chain yet (KurrentDB): there is nothing to verify');
+    }
     const started = performance.now();
     const { chains, events } = await verifyLedger(store, { org });
     const seconds = (performance.now() - started) / 1000;
