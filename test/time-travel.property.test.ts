@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import request from 'supertest';
 import { FEATURES, OrganizationBootstrap } from '#des/accounts';
