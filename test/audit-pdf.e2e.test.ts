@@ -1,24 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import type { Response } from 'superagent';
 import { PDF_RENDERER } from '#des/trails';
 import type { ChromiumPdfRenderer } from '#des/reports';
 import { Mode, startApp, TestApp } from './support/app';
+import { binary, textOf } from './support/pdf';
 
 const FP = 'ab'.repeat(32);
 const HOSTILE = '<script>alert("pwned")</script> & <b>bold</b>';
-
-const binary = (res: Response, done: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};
-const textOf = (pdf: Buffer) => {
-  const r = spawnSync('pdftotext', ['-layout', '-', '-'], { input: pdf, encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout;
-};
 
 for (const mode of ['embedded', 'server'] as Mode[]) {
   describe(`trail audit PDF (${mode} mode)`, () => {

@@ -3,21 +3,10 @@ import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Response } from 'supertest';
 import { modeEnv, startApp, TestApp } from './support/app';
 import { APPS } from './support/processes';
 import { wallClock } from './support/time-travel';
-
-const binary = (res: Response, done: (e: Error | null, b: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};
-const textOf = (pdf: Buffer) => {
-  const r = spawnSync('pdftotext', ['-layout', '-', '-'], { input: pdf, encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout;
-};
+import { binary, textOf } from './support/pdf';
 
 describe('tamper evidence: the hash chain, its head, verify (embedded mode)', () => {
   let t: TestApp;

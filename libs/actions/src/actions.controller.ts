@@ -12,15 +12,15 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import type { Request, Response } from 'express';
 import {
   ApiError,
   AtQuery,
   CONFIG,
+  PageQuery,
+  paged,
   type Config,
   READ_STORE,
   ReadModelsAt,
@@ -39,23 +39,6 @@ import { DELIVERY_NOT_FOUND } from './delivery.decider';
 import { actionSecret } from './signing';
 import { ActionSigningKey } from './signing-key';
 import { targetProblem } from './target-address';
-
-export class PageQuery extends AtQuery {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  page?: number;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  per_page?: number;
-}
 
 /** An action as endpoint 10 answers it: every field of the spec's Action table. */
 const actionView = (doc: Doc) => ({
@@ -196,25 +179,20 @@ export class ActionsController {
         limit: perPage,
       }),
     ]);
-    const totalPages = Math.ceil(total / perPage);
-    const base = req.originalUrl.split('?')[0];
-    const at = query.at === undefined ? '' : `&at=${query.at}`;
-    const link = (p: number) => `${base}?page=${p}&per_page=${perPage}${at}`;
-    return {
-      page,
-      per_page: perPage,
-      total_pages: totalPages,
-      total_count: total,
-      deliveries: docs.map((d) => {
+    const { items: deliveries, ...page_ } = paged(
+      docs.map((d) => {
         const { org: _org, ...rest } = withoutInternals(d);
         return (void _org, rest);
       }),
-      _links: {
-        self: link(page),
-        next: page < totalPages ? link(page + 1) : null,
-        prev: page > 1 ? link(Math.min(page - 1, Math.max(totalPages, 1))) : null,
+      {
+        page,
+        perPage,
+        total,
+        base: req.originalUrl.split('?')[0],
+        query: query.at === undefined ? {} : { at: String(query.at) },
       },
-    };
+    );
+    return { ...page_, deliveries };
   }
 
   /** Sends a dead letter again (a new round of tries). */

@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, AtQuery, jsonString, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
+import { ApiError, AtQuery, jsonString, paged, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
@@ -222,28 +222,27 @@ export class EnvironmentsController {
         limit: perPage,
       }),
     ]);
-    const totalPages = Math.ceil(total / perPage);
-    const base = req.originalUrl.split('?')[0];
-    const link = (p: number) =>
-      `${base}?${new URLSearchParams({ from: new Date(from * 1000).toISOString(), to: new Date(to * 1000).toISOString(), page: String(p), per_page: String(perPage), ...(query.at === undefined ? {} : { at: String(query.at) }) })}`;
-    return {
-      page,
-      per_page: perPage,
-      total_pages: totalPages,
-      total_count: total,
-      deployments: docs.map((d) => {
+    const { items: deployments, ...page_ } = paged(
+      docs.map((d) => {
         const { org: _org, instances: _i, ...rest } = withoutInternals(d);
         return {
           ...(void _org, void _i, rest),
           _links: { snapshot: `/api/v2/environments/${org}/${env}/snapshots/${d.snapshot_index as number}` },
         };
       }),
-      _links: {
-        self: link(page),
-        next: page < totalPages ? link(page + 1) : null,
-        prev: page > 1 ? link(Math.min(page - 1, Math.max(totalPages, 1))) : null,
+      {
+        page,
+        perPage,
+        total,
+        base: req.originalUrl.split('?')[0],
+        query: {
+          from: new Date(from * 1000).toISOString(),
+          to: new Date(to * 1000).toISOString(),
+          ...(query.at === undefined ? {} : { at: String(query.at) }),
+        },
       },
-    };
+    );
+    return { ...page_, deployments };
   }
 
   @Get(':org/:env/auditlog')

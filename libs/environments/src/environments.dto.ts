@@ -1,4 +1,4 @@
-import { AtQuery } from '#des/platform';
+import { AtQuery, PageQuery } from '#des/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -6,15 +6,12 @@ import {
   ArrayMinSize,
   IsArray,
   IsIn,
-  IsInt,
   IsISO8601,
   IsNumber,
   IsOptional,
   IsString,
   Matches,
-  Max,
   MaxLength,
-  Min,
 } from 'class-validator';
 import { ENVIRONMENT_TYPES, EnvironmentType } from './environment.decider';
 
@@ -80,7 +77,7 @@ export class EnvironmentView {
   @ApiProperty({ type: [String] }) included_environments!: string[];
 }
 
-export class DeploymentsQuery extends AtQuery {
+export class DeploymentsQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'Start of the range, ISO-8601 (default: 30 days ago)' })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'from must be an ISO-8601 date-time' })
@@ -90,21 +87,6 @@ export class DeploymentsQuery extends AtQuery {
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'to must be an ISO-8601 date-time' })
   to?: string;
-
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  page?: number;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  per_page?: number;
 }
 
 export const AUDIT_EVENT_TYPES = ['started', 'exited', 'changed'] as const;

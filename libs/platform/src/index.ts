@@ -21,3 +21,4 @@ export * from './aggregate-command';
 export * from './tags';
 export * from './read-models-at';
 export * from './at-query';
+export * from './paging';

@@ -1,0 +1,53 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { AtQuery } from './at-query';
+
+/** `?page=&per_page=` (1-based; 1–100 per page, default 20), with `?at=`. */
+export class PageQuery extends AtQuery {
+  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  page?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  per_page?: number;
+}
+
+/**
+ * A page of a list as the API answers it: the page, its size, the totals and
+ * `_links` (self, next, prev) that repeat the query's other parameters.
+ */
+export function paged<T>(
+  items: T[],
+  {
+    page,
+    perPage,
+    total,
+    base,
+    query,
+  }: { page: number; perPage: number; total: number; base: string; query: Record<string, string> },
+) {
+  const totalPages = Math.ceil(total / perPage);
+  const link = (p: number) =>
+    `${base}?${new URLSearchParams({ ...query, page: String(p), per_page: String(perPage) })}`;
+  return {
+    page,
+    per_page: perPage,
+    total_pages: totalPages,
+    total_count: total,
+    items,
+    _links: {
+      self: link(page),
+      next: page < totalPages ? link(page + 1) : null,
+      prev: page > 1 ? link(Math.min(page - 1, Math.max(totalPages, 1))) : null,
+    },
+  };
+}
