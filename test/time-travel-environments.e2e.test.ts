@@ -129,6 +129,45 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       }
     });
 
+    // Folds are kept in memory whichever read store is live: once, on the embedded store, is enough.
+    const embeddedOnly = mode === 'embedded' ? it : () => undefined;
+    embeddedOnly('answers right across many kept folds of one stream, asked in any order', async () => {
+      // 300 snapshots: past reads are served from folds kept every 128 events.
+      await t.http.put('/api/v2/environments/acme').send({ name: 'busy', type: 'K8S' }).expect(201);
+      const captured: { at: number; env: unknown; snapshot: unknown; events: number }[] = [];
+      for (let i = 1; i <= 300; i++) {
+        await t.http
+          .put('/api/v2/environments/acme/busy/report/K8S')
+          .send({ artifacts: [pod(`svc:${i}`, i.toString(16).padStart(64, '0'))] })
+          .expect(201);
+        if (i % 37 === 0 || i === 300) {
+          await settle();
+          await pause();
+          const at = now();
+          await pause();
+          captured.push({
+            at,
+            env: (await t.http.get('/api/v2/environments/acme/busy')).body,
+            snapshot: (await t.http.get('/api/v2/environments/acme/busy/snapshots/-1')).body,
+            events: (await t.http.get('/api/v2/environments/acme/busy/events')).body.length,
+          });
+        }
+      }
+      const order = [...captured.keys()].sort((a, b) => ((a * 7919) % 11) - ((b * 7919) % 11));
+      for (const i of [...order, ...order.reverse()]) {
+        const { at, env, snapshot, events } = captured[i];
+        assert.deepEqual((await t.http.get(`/api/v2/environments/acme/busy?at=${at}`)).body, env);
+        assert.deepEqual(
+          (await t.http.get(`/api/v2/environments/acme/busy/snapshots/-1?at=${at}`)).body,
+          snapshot,
+        );
+        assert.equal(
+          (await t.http.get(`/api/v2/environments/acme/busy/events?at=${at}`)).body.length,
+          events,
+        );
+      }
+    });
+
     it('addresses snapshots by -1, N, ~N and @<UNIX seconds>', async () => {
       const index = async (ref: string, at?: number) => {
         const res = await t.http.get(

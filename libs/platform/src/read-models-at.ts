@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { type EventStore, secondsToMicros, type StoredEvent } from '#des/event-store';
 import { applyOnce, declareCollections, type Projection, type ProjectionReads } from '#des/projections';
 import { MemoryReadStore, type ReadStore } from '#des/read-store';
@@ -11,15 +12,41 @@ export interface TimeScope {
   prefixes?: string[];
 }
 
+/** Events between two kept folds of a scope. */
+const RUNG = 128;
+/** Documents and events kept, all scopes together (least recently used scopes dropped first). */
+const KEPT = 2_000_000;
+
+/**
+ * What is known of a scope: its events in position order (complete up to
+ * `knownUntil`), and folds of them kept every RUNG events: `rungs[i]` is the
+ * read models after the first i × RUNG events. Kept folds are never written.
+ */
+interface ScopeHistory {
+  key: string;
+  events: StoredEvent[];
+  knownUntil: number;
+  rungs: MemoryReadStore[];
+}
+
 /**
  * Time travel for read models: the scope's streams, up to an instant, folded
  * through the very projections the live read models run, into a read store of
- * their own. The caller runs its live query code against that store, so a
- * past answer and the live answer of that instant come from one implementation.
- * Its cost is the scope's history, not the log's.
+ * its own. The caller runs its live query code against that store, so a past
+ * answer and the live answer of that instant come from one implementation.
+ *
+ * Its cost is the scope's history, not the log's, and less once a scope has
+ * been read: its events are kept, with a fold every RUNG events (documents
+ * are immutable, so a fold kept shares them with the next); an instant then
+ * costs a copy of the nearest fold before it and at most RUNG events applied.
  */
 @Injectable()
 export class ReadModelsAt {
+  private readonly kept = new LRUCache<string, ScopeHistory>({
+    maxSize: KEPT,
+    sizeCalculation: (h) => Math.max(1, h.events.length + h.rungs.reduce((n, r) => n + r.size, 0)),
+  });
+
   constructor(
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(PROJECTIONS) private readonly projections: Projection[],
@@ -32,27 +59,91 @@ export class ReadModelsAt {
   }
 
   async at(scope: TimeScope, atSeconds: number): Promise<ReadStore> {
-    const until = { untilRecordedAt: secondsToMicros(atSeconds) };
+    const until = secondsToMicros(atSeconds);
+    const history = await this.history(scope, until);
+    const count = upperBound(history.events, until);
+    const rung = Math.floor(count / RUNG);
+    const kept = history.rungs.length;
+    const reads = (await this.rung(history, rung)).fork();
+    // Folds were added: set again, so the cache weighs them.
+    if (history.rungs.length !== kept && this.kept.get(history.key) === history)
+      this.kept.set(history.key, history);
+    await this.apply(reads, history.events.slice(rung * RUNG, count));
+    return reads;
+  }
+
+  /** The scope's events, complete at least up to `until`: read again only past what is known. */
+  private async history(scope: TimeScope, until: number): Promise<ScopeHistory> {
+    const key = JSON.stringify([scope.streams ?? [], scope.prefixes ?? []]);
+    const known = this.kept.get(key);
+    if (known && until <= known.knownUntil) return known;
+    // Anything committed from now on is recorded at or after the head's instant.
+    const head = await this.events.head();
+    const options = { untilRecordedAt: until };
     const reads = await Promise.all([
-      ...(scope.streams ?? []).map((s) => this.events.readStream(s, until)),
-      ...(scope.prefixes ?? []).map((p) => this.events.readStreamsByPrefix(p, until)),
+      ...(scope.streams ?? []).map((s) => this.events.readStream(s, options)),
+      ...(scope.prefixes ?? []).map((p) => this.events.readStreamsByPrefix(p, options)),
     ]);
     const byPosition = new Map<number, StoredEvent>();
     for (const list of reads) for (const e of list) byPosition.set(e.position, e);
-    const history = [...byPosition.values()].sort((a, b) => a.position - b.position);
+    const events = [...byPosition.values()].sort((a, b) => a.position - b.position);
+    // Kept folds stay good while the events they were made of are the same.
+    const same =
+      known !== undefined &&
+      known.events.length <= events.length &&
+      known.events.every((e, i) => e.position === events[i].position);
+    const history: ScopeHistory = {
+      key,
+      events,
+      knownUntil: Math.min(until, head.recordedAt - 1),
+      rungs: same ? known.rungs : [],
+    };
+    this.kept.set(key, history);
+    return history;
+  }
 
-    const store = new MemoryReadStore();
-    await declareCollections(store, this.projections);
-    const projectionReads: ProjectionReads = {
+  /** The fold after `index` × RUNG events: kept, or made from the nearest kept one before it. */
+  private async rung(history: ScopeHistory, index: number): Promise<MemoryReadStore> {
+    if (history.rungs[index]) return history.rungs[index];
+    let from = Math.min(index, history.rungs.length);
+    while (from > 0 && !history.rungs[from]) from--;
+    let store: MemoryReadStore;
+    if (history.rungs[from]) {
+      store = history.rungs[from].fork();
+    } else {
+      store = new MemoryReadStore();
+      await declareCollections(store, this.projections);
+      history.rungs[0] = store.fork();
+    }
+    for (let i = from + 1; i <= index; i++) {
+      await this.apply(store, history.events.slice((i - 1) * RUNG, i * RUNG));
+      history.rungs[i] = store.fork();
+    }
+    return history.rungs[index];
+  }
+
+  private async apply(store: MemoryReadStore, events: StoredEvent[]): Promise<void> {
+    const reads: ProjectionReads = {
       get: async (collection, id) => (await store.collection(collection).findOne({ _id: id })) as never,
       find: async (collection, filter) => (await store.collection(collection).find(filter)) as never,
     };
-    for (const event of history) {
+    for (const event of events) {
       for (const projection of this.projections) {
-        for (const write of await projection.project(event, projectionReads))
+        for (const write of await projection.project(event, reads))
           await applyOnce(store, write, event.position);
       }
     }
-    return store;
   }
+}
+
+/** How many events (in position order, recorded_at never decreasing) were recorded at or before `until`. */
+function upperBound(events: StoredEvent[], until: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (events[mid].recordedAt <= until) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -44,6 +44,24 @@ export class MemoryReadStore implements ReadStore {
     return [...this.collections.entries()].filter(([, c]) => c.exists).map(([name]) => name);
   }
 
+  /**
+   * An independent copy that shares the (frozen, never mutated) documents:
+   * its cost is one map entry per document. Writes to either store do not
+   * show in the other.
+   */
+  fork(): MemoryReadStore {
+    const copy = new MemoryReadStore();
+    for (const [name, collection] of this.collections) copy.collections.set(name, collection.fork());
+    return copy;
+  }
+
+  /** Documents held, all collections together. */
+  get size(): number {
+    let n = 0;
+    for (const c of this.collections.values()) n += c.size;
+    return n;
+  }
+
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {}
@@ -57,6 +75,17 @@ class MemoryCollection implements ReadCollection<Doc> {
 
   get exists(): boolean {
     return this.docs.size > 0 || this.unique.length > 0;
+  }
+
+  get size(): number {
+    return this.docs.size;
+  }
+
+  fork(): MemoryCollection {
+    const copy = new MemoryCollection(this.name);
+    for (const [id, doc] of this.docs) copy.docs.set(id, doc);
+    copy.unique.push(...this.unique);
+    return copy;
   }
 
   clear(): void {
