@@ -4,6 +4,7 @@ import request from 'supertest';
 import { OrganizationBootstrap } from '#des/accounts';
 import { modeEnv, Mode, startApp, TestApp } from './support/app';
 import { eventually } from './support/processes';
+import { stepInstant } from './support/time-travel';
 import type { Jobs } from '#des/jobs';
 import { EVENT_STORE, JOBS } from '#des/platform';
 import type { EventStore } from '#des/event-store';
@@ -148,10 +149,8 @@ violations contains "too few trails" if { not limits.enough(input.trails) }
     it('evaluates trails as they were at a past instant (?at=), and says which instant and position it used', async () => {
       await t.http.put('/api/v2/trails/acme/svc').send({ name: 'past' });
       await t.http.post('/api/v2/attestations/acme/svc/trail/past/junit').send(junit(1));
-      await new Promise((r) => setTimeout(r, 5));
-      // Instants are kept in whole microseconds.
-      const then = Math.round((performance.timeOrigin + performance.now()) * 1000) / 1_000_000;
-      await new Promise((r) => setTimeout(r, 5));
+      // The failing attestation's instant (whole microseconds); the fix is recorded after it.
+      const then = await stepInstant(t);
       await t.http.post('/api/v2/attestations/acme/svc/trail/past/junit').send(junit(0)); // fixed since
       const log = t.app.get<symbol, EventStore>(EVENT_STORE);
       const res = await t.http.post(`/api/v2/evaluations/acme?at=${then}`).send({

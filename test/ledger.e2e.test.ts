@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { modeEnv, startApp, TestApp } from './support/app';
 import { APPS } from './support/processes';
-import { wallClock } from './support/time-travel';
+import { clockPast, stepInstant, wallClock } from './support/time-travel';
 import { binary, textOf } from './support/pdf';
 
 describe('tamper evidence: the hash chain, its head, verify (embedded mode)', () => {
@@ -23,10 +23,9 @@ describe('tamper evidence: the hash chain, its head, verify (embedded mode)', ()
     env = await modeEnv('embedded');
     t = await startApp({ mode: 'embedded', env });
     before0 = wallClock();
-    await new Promise((r) => setTimeout(r, 5));
+    await clockPast(before0);
     await t.http.put('/api/v2/flows/acme').send({ name: 'pay' }).expect(201);
-    await new Promise((r) => setTimeout(r, 5));
-    afterFirst = wallClock();
+    afterFirst = await stepInstant(t);
     await t.http.put('/api/v2/trails/acme/pay').send({ name: 'r1' }).expect(201);
     await t.http
       .post('/api/v2/attestations/acme/pay/trail/r1/generic')

@@ -3,10 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { Mode, startApp, TestApp } from './support/app';
 import { eventually } from './support/processes';
-import type { EventStore } from '#des/event-store';
-import { EVENT_STORE, READ_STORE } from '#des/platform';
-import { CHECKPOINTS } from '#des/projections';
-import type { ReadStore } from '#des/read-store';
+import { settle } from './support/time-travel';
 
 const A = 'a1'.repeat(32);
 const B = 'b2'.repeat(32);
@@ -169,15 +166,8 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         .put('/api/v2/environments/acme/prod/report/K8S')
         .send({ artifacts: [pod('shop:2', B), pod('cache:9', C), pod('queue:3', 'd4'.repeat(32))] });
       assert.equal(res.status, 201);
-      const head = await t.app.get<symbol, EventStore>(EVENT_STORE).head();
-      await eventually(
-        () =>
-          t.app
-            .get<symbol, ReadStore>(READ_STORE)
-            .collection<{ _id: string; position: number }>(CHECKPOINTS)
-            .findOne({ _id: 'reaction:compliance' }),
-        (c) => (c?.position ?? 0) >= head.position,
-      );
+      // Every reaction (compliance among them) has passed snapshot 3.
+      await settle(t);
       assert.deepEqual(
         await changedRows(),
         [['shop:2', 2, ['shop']]],
@@ -199,15 +189,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         [['bbb222', ['build-2'], ['acme/shop'], true]],
       );
       // Once the provenance reaction has passed snapshot 3, nothing it did may have moved build-2.
-      const head = await t.app.get<symbol, EventStore>(EVENT_STORE).head();
-      await eventually(
-        () =>
-          t.app
-            .get<symbol, ReadStore>(READ_STORE)
-            .collection<{ _id: string; position: number }>(CHECKPOINTS)
-            .findOne({ _id: 'reaction:provenance' }),
-        (c) => (c?.position ?? 0) >= head.position,
-      );
+      await settle(t);
       assert.deepEqual(await trailEvents('build-2'), [
         'trail_reported',
         'artifact_reported',

@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { EventStore } from '#des/event-store';
-import { EVENT_STORE, READ_STORE } from '#des/platform';
-import { CHECKPOINTS } from '#des/projections';
-import type { ReadStore } from '#des/read-store';
 import { Mode, startApp, TestApp } from './support/app';
-import { eventually } from './support/processes';
+import { Answer, answer, assertSameAsThen, clockPast, stepInstant, wallClock } from './support/time-travel';
 
-const now = () => (performance.timeOrigin + performance.now()) / 1000;
-const pause = () => new Promise((r) => setTimeout(r, 3));
 const pod = (image: string, fingerprint: string, n = 1) => ({
   creationTimestamp: 1_790_000_000,
   digests: { [image]: `sha256:${fingerprint}` },
@@ -36,31 +30,12 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
   describe(`time travel: environments at any instant (${mode} mode)`, () => {
     let t: TestApp;
     let beforeEverything = 0;
-    const seen: { at: number; answers: { path: string; status: number; body: unknown }[] }[] = [];
-
-    /** Waits until every reaction has passed the log's head (what a step causes is all recorded). */
-    const settle = async () => {
-      const events = t.app.get<symbol, EventStore>(EVENT_STORE);
-      const reads = t.app.get<symbol, ReadStore>(READ_STORE);
-      for (;;) {
-        const head = (await events.head()).position;
-        await eventually(
-          () => reads.collection(CHECKPOINTS).find({}),
-          (cs) => cs.length > 0 && cs.every((c) => (c.position as number) >= head),
-        );
-        if ((await events.head()).position === head) return;
-      }
-    };
-    const answer = async (path: string) => {
-      const res = await t.http.get(path);
-      return { path, status: res.status, body: res.type === 'text/csv' ? res.text : res.body };
-    };
-    const withAt = (path: string, at: number) => `${path}${path.includes('?') ? '&' : '?'}at=${at}`;
+    const seen: { at: number; answers: Answer[] }[] = [];
 
     before(async () => {
       t = await startApp({ mode });
-      beforeEverything = now();
-      await pause();
+      beforeEverything = wallClock();
+      await clockPast(beforeEverything);
       const report = (...pods: object[]) =>
         t.http.put('/api/v2/environments/acme/prod/report/K8S').send({ artifacts: pods });
       const steps = [
@@ -78,31 +53,15 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       for (const [i, step] of steps.entries()) {
         const res = await step();
         assert.ok(res.status < 300, `step ${i}: ${res.status} ${JSON.stringify(res.body)}`);
-        await settle();
-        await pause();
-        const at = now();
-        await pause();
-        seen.push({ at, answers: await Promise.all(READS.map(answer)) });
+        const at = await stepInstant(t);
+        seen.push({ at, answers: await Promise.all(READS.map((path) => answer(t.http, path))) });
       }
     });
     after(async () => t.close());
 
     it('answers every read at every instant exactly as the live read answered then', async () => {
       assert.equal(seen.length, 9);
-      for (const { at, answers } of seen) {
-        for (const live of answers) {
-          const past = await answer(withAt(live.path, at));
-          assert.equal(past.status, live.status, `${live.path} at ${at}`);
-          if (live.path.includes('/deployments')) {
-            // Its links carry the instant asked for; the page itself is the same.
-            const { _links: _l, ...rest } = live.body as Record<string, unknown>;
-            const { _links: _p, ...pastRest } = past.body as Record<string, unknown>;
-            assert.deepEqual(pastRest, rest, `${live.path} at ${at}`);
-          } else {
-            assert.deepEqual(past.body, live.body, `${live.path} at ${at}`);
-          }
-        }
-      }
+      await assertSameAsThen(t.http, seen);
       // The history is really there: the first snapshot started shop:1, the last one runs nothing.
       const first = seen[1].answers.find((a) => a.path.endsWith('/snapshots/-1'))!.body as {
         artifacts: { artifact_name: string }[];
@@ -117,7 +76,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const early = await t.http.get(`/api/v2/environments/acme/prod?at=${beforeEverything}`);
       assert.deepEqual([early.status, early.body.message], [404, 'Environment not found']);
       assert.deepEqual((await t.http.get(`/api/v2/environments/acme?at=${beforeEverything}`)).body, []);
-      const future = await t.http.get(`/api/v2/environments/acme/prod?at=${Math.ceil(now()) + 3600}`);
+      const future = await t.http.get(`/api/v2/environments/acme/prod?at=${Math.ceil(wallClock()) + 3600}`);
       assert.equal(future.status, 400);
       assert.equal(future.body.message, 'Input payload validation failed');
       assert.match(future.body.errors.at, /in the future/);
@@ -141,10 +100,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
           .send({ artifacts: [pod(`svc:${i}`, i.toString(16).padStart(64, '0'))] })
           .expect(201);
         if (i % 37 === 0 || i === 300) {
-          await settle();
-          await pause();
-          const at = now();
-          await pause();
+          const at = await stepInstant(t);
           captured.push({
             at,
             env: (await t.http.get('/api/v2/environments/acme/busy')).body,

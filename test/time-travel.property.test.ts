@@ -5,10 +5,8 @@ import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import request from 'supertest';
 import { FEATURES, OrganizationBootstrap } from '#des/accounts';
-import { type EventStore, microsToSeconds } from '#des/event-store';
-import { EVENT_STORE } from '#des/platform';
 import { Mode, modeEnv, startApp, TestApp } from './support/app';
-import { settle, withAt, wallClock } from './support/time-travel';
+import { Answer, answer, assertSameAsThen, stepInstant } from './support/time-travel';
 
 /**
  * Time travel, as a property: for any history of commands over several
@@ -140,15 +138,6 @@ const reads = (org: string) => [
   `/api/v2/controls/${org}/C1`,
 ];
 
-const comparable = (res: request.Response) => {
-  const body = res.type === 'text/csv' ? res.text : res.body;
-  if (body && typeof body === 'object' && '_links' in body) {
-    const { _links: _l, ...rest } = body as Record<string, unknown>;
-    return { status: res.status, body: rest };
-  }
-  return { status: res.status, body };
-};
-
 for (const mode of ['embedded', 'server'] as Mode[]) {
   describe(`time travel, as a property (${mode} mode)`, () => {
     let t: TestApp | undefined;
@@ -171,7 +160,6 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       // above all) slow down as one database fills, and that is not what is measured here.
       for (let done = 0; done < RUNS[mode]; done += CHUNK) {
         const app = await fresh();
-        const log = app.app.get<symbol, EventStore>(EVENT_STORE);
         await fc.assert(
           fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), async (history) => {
             const org = `p${mode[0]}${++cases}`;
@@ -179,23 +167,15 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
               .get(OrganizationBootstrap)
               .createOrganization(org, [...FEATURES], 5);
             const http = request.agent(app.server).set({ Authorization: `Bearer ${key}` });
-            const seen: { at: number; answers: { path: string; answer: unknown }[] }[] = [];
+            const seen: { at: number; answers: Answer[] }[] = [];
             for (const s of history) {
               await send(http, org, s);
-              await settle(app);
-              const at = microsToSeconds((await log.head()).recordedAt);
-              // The next step is recorded strictly later than this instant.
-              while (wallClock() <= at + 0.000_002) await new Promise((r) => setImmediate(r));
+              const at = await stepInstant(app);
               const answers = [];
-              for (const path of reads(org)) answers.push({ path, answer: comparable(await http.get(path)) });
+              for (const path of reads(org)) answers.push(await answer(http, path));
               seen.push({ at, answers });
             }
-            for (const { at, answers } of seen) {
-              for (const { path, answer } of answers) {
-                const past = comparable(await http.get(withAt(path, at)));
-                assert.deepEqual(past, answer, `${path} at ${at}`);
-              }
-            }
+            await assertSameAsThen(http, seen);
           }),
           { numRuns: Math.min(CHUNK, RUNS[mode] - done), endOnFailure: false },
         );

@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
-import type { EventStore } from '#des/event-store';
+import { type EventStore, microsToSeconds } from '#des/event-store';
 import { EVENT_STORE, READ_STORE } from '#des/platform';
 import { CHECKPOINTS } from '#des/projections';
 import type { ReadStore } from '#des/read-store';
 import type { TestApp } from './app';
 
+/** The clock the event store records with (UNIX seconds). */
 export const wallClock = () => (performance.timeOrigin + performance.now()) / 1000;
-export const pause = () => new Promise((r) => setTimeout(r, 3));
+
+/** Returns once the clock is past `at` (by more than a microsecond): whatever is recorded next is recorded later. */
+export async function clockPast(at: number): Promise<void> {
+  while (wallClock() <= at + 0.000_002) await new Promise((r) => setImmediate(r));
+}
 
 export interface Answer {
   path: string;
@@ -29,8 +34,22 @@ export async function settle(t: TestApp): Promise<void> {
   }
 }
 
-export async function answer(t: TestApp, path: string): Promise<Answer> {
-  const res = await t.http.get(path);
+/**
+ * The instant a step's reads show: once everything it caused is recorded, the
+ * last event's instant, with the clock moved past it so the next step is later.
+ */
+export async function stepInstant(t: TestApp): Promise<number> {
+  await settle(t);
+  const at = microsToSeconds((await t.app.get<symbol, EventStore>(EVENT_STORE).head()).recordedAt);
+  await clockPast(at);
+  return at;
+}
+
+type Agent = TestApp['http'];
+
+/** A read as the API answers it (a CSV as its text), by an agent holding an organization's key. */
+export async function answer(http: Agent, path: string): Promise<Answer> {
+  const res = await http.get(path);
   return { path, status: res.status, body: res.type === 'text/csv' ? res.text : res.body };
 }
 
@@ -46,10 +65,13 @@ function comparable(body: unknown): unknown {
 }
 
 /** After the history: every read, asked `?at=` each captured instant, answers what the live read answered then. */
-export async function assertSameAsThen(t: TestApp, seen: { at: number; answers: Answer[] }[]): Promise<void> {
+export async function assertSameAsThen(
+  http: Agent,
+  seen: { at: number; answers: Answer[] }[],
+): Promise<void> {
   for (const { at, answers } of seen) {
     for (const live of answers) {
-      const past = await answer(t, withAt(live.path, at));
+      const past = await answer(http, withAt(live.path, at));
       assert.equal(past.status, live.status, `${live.path} at ${at}: ${JSON.stringify(past.body)}`);
       assert.deepEqual(comparable(past.body), comparable(live.body), `${live.path} at ${at}`);
     }
