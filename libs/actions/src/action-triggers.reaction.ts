@@ -1,6 +1,6 @@
 import { microsToSeconds } from '#des/event-store';
 import type { EnvironmentEvent } from '#des/environments';
-import { derivedId, type Reaction, type ReactionOutput } from '#des/projections';
+import { derivedId, type Reaction, reactionMetadata, type ReactionOutput } from '#des/projections';
 import type { Target, Trigger } from './action.decider';
 import { ACTIONS } from './actions.projection';
 import { deliveryStream, type Scheduled } from './delivery.decider';
@@ -59,12 +59,7 @@ export const actionTriggersReaction: Reaction = {
                 id: derivedId(id, 'scheduled'),
                 type: 'notification_scheduled',
                 data: scheduled,
-                metadata: {
-                  org,
-                  actor: { kind: 'system', name: 'actions' },
-                  causation_id: event.id,
-                  correlation_id: event.metadata.correlation_id,
-                },
+                metadata: reactionMetadata(event, 'actions'),
               },
             ],
           });

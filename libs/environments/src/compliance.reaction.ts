@@ -1,6 +1,5 @@
 import type { StoredEvent } from '#des/event-store';
-import type { EventMetadata } from '#des/event-store';
-import type { ProjectionReads, Reaction } from '#des/projections';
+import { type ProjectionReads, type Reaction, reactionMetadata } from '#des/projections';
 import { ARTIFACTS, TRAILS, trailId, type TrailView } from '#des/trails';
 import { ChangeEnvironment } from './environment.commands';
 import type { ReassessCause } from './environment.decider';
@@ -73,12 +72,7 @@ export const complianceReaction: Reaction = {
   async react(event, reads, effects) {
     const org = event.metadata.org as string;
     const { environments, cause } = await affected(event, org, reads);
-    const metadata: EventMetadata = {
-      org,
-      actor: { kind: 'system', name: 'compliance' },
-      causation_id: event.id,
-      correlation_id: event.metadata.correlation_id,
-    };
+    const metadata = reactionMetadata(event, 'compliance');
     for (const name of [...new Set(environments)].sort()) {
       const environment = await reads.get(ENVIRONMENTS, environmentId(org, name));
       const index = (environment?.latest_snapshot as number | undefined) ?? 0;

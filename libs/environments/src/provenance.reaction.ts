@@ -1,4 +1,4 @@
-import { derivedId, Reaction, ReactionOutput } from '#des/projections';
+import { derivedId, Reaction, reactionMetadata, ReactionOutput } from '#des/projections';
 import type { SnapshotEntry } from './environment.decider';
 import { RunningData, trailStream } from '#des/trails';
 
@@ -45,12 +45,7 @@ export const provenanceReaction: Reaction = {
               id: derivedId(event.id, `${i}:${p.flow}/${p.trail}`),
               type: RUNNING_EVENTS[entry.event_type],
               data,
-              metadata: {
-                org,
-                actor: { kind: 'system', name: 'provenance' },
-                causation_id: event.id,
-                correlation_id: event.metadata.correlation_id,
-              },
+              metadata: reactionMetadata(event, 'provenance'),
             },
           ],
         });

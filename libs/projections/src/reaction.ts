@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EventToAppend, StoredEvent } from '#des/event-store';
+import type { EventMetadata, EventToAppend, StoredEvent } from '#des/event-store';
 import type { JobOptions } from '#des/jobs';
 import type { ProjectionReads } from './projection';
 
@@ -49,4 +49,14 @@ export interface Reaction {
 export function derivedId(sourceEventId: string, discriminator: string): string {
   const h = createHash('sha256').update(`${sourceEventId}:${discriminator}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Metadata of what a reaction records: the source's organization and correlation, caused by the source, by the system. */
+export function reactionMetadata(source: StoredEvent, reaction: string): EventMetadata {
+  return {
+    org: source.metadata.org,
+    actor: { kind: 'system', name: reaction },
+    causation_id: source.id,
+    correlation_id: source.metadata.correlation_id,
+  };
 }
