@@ -12,10 +12,8 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
+import { NAME_PATTERN, NAME_PATTERN_MESSAGE } from '#des/platform';
 import { TARGET_TYPES, TRIGGERS, type Trigger } from './action.decider';
-
-const NAME = /^[a-zA-Z0-9][a-zA-Z0-9\-_.~]*$/;
-const NAME_MESSAGE = 'must start with a letter or digit and hold only letters, digits, "-", "_", "." and "~"';
 
 export class TargetDto {
   @ApiProperty({ enum: TARGET_TYPES })
@@ -30,10 +28,10 @@ export class TargetDto {
 
 /** `PUT /actions/{org}/environments`: creates the action named `name`, or updates it. */
 export class PutActionDto {
-  @ApiProperty({ pattern: NAME.source, maxLength: 128 })
+  @ApiProperty({ pattern: NAME_PATTERN.source, maxLength: 128 })
   @IsString()
   @MaxLength(128)
-  @Matches(NAME, { message: `name ${NAME_MESSAGE}` })
+  @Matches(NAME_PATTERN, { message: `name ${NAME_PATTERN_MESSAGE}` })
   name!: string;
 
   @ApiProperty({ type: [String], description: 'environments watched (each must exist)' })

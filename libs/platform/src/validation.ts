@@ -25,3 +25,8 @@ export function validationPipe(message = VALIDATION_FAILED): ValidationPipe {
     exceptionFactory: (errors) => new ApiError(400, message, fieldErrors(errors)),
   });
 }
+
+/** What a resource name looks like (flows, trails, environments, policies, actions, …): the spec's name pattern. */
+export const NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9\-_.~]*$/;
+export const NAME_PATTERN_MESSAGE =
+  'must start with a letter or digit and hold only letters, digits, "-", "_", "." and "~"';

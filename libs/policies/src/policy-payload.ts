@@ -1,4 +1,5 @@
 import Ajv from 'ajv';
+import { NAME_PATTERN, NAME_PATTERN_MESSAGE } from '#des/platform';
 import { POLICY_TYPES, PolicyType } from './policy.decider';
 
 export interface PolicyPayload {
@@ -8,14 +9,12 @@ export interface PolicyPayload {
   type: PolicyType;
 }
 
-const NAME = '^[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*$';
-
 const validate = new Ajv({ allErrors: true }).compile<PolicyPayload>({
   type: 'object',
   additionalProperties: false,
   required: ['name', 'type'],
   properties: {
-    name: { type: 'string', pattern: NAME, maxLength: 128 },
+    name: { type: 'string', pattern: NAME_PATTERN.source, maxLength: 128 },
     description: { type: 'string', maxLength: 5000 },
     comment: { type: 'string', maxLength: 5000 },
     type: { enum: [...POLICY_TYPES] },
@@ -45,7 +44,7 @@ export function readPayload(text: unknown): { payload: PolicyPayload } | { error
           : e.keyword === 'enum'
             ? `must be one of: ${POLICY_TYPES.join(', ')}`
             : e.keyword === 'pattern'
-              ? 'must start with a letter or digit and hold only letters, digits, "-", "_", "." and "~"'
+              ? NAME_PATTERN_MESSAGE
               : (e.message ?? 'is invalid');
   }
   return { errors };
