@@ -39,10 +39,8 @@ export class EnvironmentsController {
   ) {}
 
   /** The read models now, or (`?at=`) as the environment's stream made them up to that instant. */
-  private readsAt(org: string, env: string, at: number | undefined): Promise<ReadStore> | ReadStore {
-    return at === undefined
-      ? this.reads
-      : this.readModelsAt.at({ streams: [environmentStream(org, env)] }, at);
+  private readsAt(org: string, env: string, at: number | undefined): Promise<ReadStore> {
+    return this.readModelsAt.readsFor(at, { streams: [environmentStream(org, env)] });
   }
 
   @Put(':org')
@@ -100,8 +98,7 @@ export class EnvironmentsController {
   @Requires('reader')
   @ApiOkResponse({ type: [EnvironmentView] })
   async list(@Param('org') org: string, @Query() { at }: AtQuery) {
-    const reads =
-      at === undefined ? this.reads : await this.readModelsAt.at({ prefixes: [`environment-${org}/`] }, at);
+    const reads = await this.readModelsAt.readsFor(at, { prefixes: [`environment-${org}/`] });
     return (await reads.collection(ENVIRONMENTS).find({ org }, { sort: { name: 1 } })).map(environmentView);
   }
 
