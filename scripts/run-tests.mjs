@@ -31,6 +31,11 @@ function testFiles(dir) {
 }
 let files = testFiles(out).sort();
 if (only.length) files = files.filter((f) => only.some((o) => relative(out, f).includes(o)));
+// With no file named, node --test would look for tests everywhere (third-party sources included).
+if (files.length === 0) {
+  console.error(`no test file matches ${only.join(', ')}`);
+  process.exit(1);
+}
 
 const { startRedis, startMongo } = await import(join(out, 'test/support/engines.js'));
 const engines = [];
@@ -53,7 +58,14 @@ try {
   const code = await new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--enable-source-maps', '--expose-gc', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files],
+      [
+        '--enable-source-maps',
+        '--expose-gc',
+        '--test',
+        '--test-concurrency=1',
+        '--test-reporter=spec',
+        ...files,
+      ],
       { cwd: root, env, stdio: 'inherit' },
     );
     child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));

@@ -12,8 +12,8 @@ export interface TimeScope {
   prefixes?: string[];
 }
 
-/** Events between two kept folds of a scope. */
-const RUNG = 128;
+/** Events between two kept folds of a scope (a kept fold costs what changed since the one before: DocTable). */
+const RUNG = 8;
 /** Documents and events kept, all scopes together (least recently used scopes dropped first). */
 const KEPT = 2_000_000;
 
@@ -36,15 +36,19 @@ interface ScopeHistory {
  * answer and the live answer of that instant come from one implementation.
  *
  * Its cost is the scope's history, not the log's, and less once a scope has
- * been read: its events are kept, with a fold every RUNG events (documents
- * are immutable, so a fold kept shares them with the next); an instant then
- * costs a copy of the nearest fold before it and at most RUNG events applied.
+ * been read: its events are kept, with a fold every RUNG events (a fold
+ * shares its documents with the one before and holds only what changed); an
+ * instant then costs a copy of the nearest fold before it (what changed since
+ * its last compaction) and at most RUNG events applied.
  */
 @Injectable()
 export class ReadModelsAt {
   private readonly kept = new LRUCache<string, ScopeHistory>({
     maxSize: KEPT,
-    sizeCalculation: (h) => Math.max(1, h.events.length + h.rungs.reduce((n, r) => n + r.size, 0)),
+    sizeCalculation: (h) => {
+      const seen = new Set<object>();
+      return Math.max(1, h.events.length + h.rungs.reduce((n, r) => n + r.weigh(seen), 0));
+    },
   });
 
   constructor(
@@ -77,9 +81,11 @@ export class ReadModelsAt {
     const key = JSON.stringify([scope.streams ?? [], scope.prefixes ?? []]);
     const known = this.kept.get(key);
     if (known && until <= known.knownUntil) return known;
-    // Anything committed from now on is recorded at or after the head's instant.
+    // Anything committed from now on is recorded at or after the head's instant,
+    // so the scope is read whole up to it: later instants before it are then known.
     const head = await this.events.head();
-    const options = { untilRecordedAt: until };
+    const knownUntil = head.recordedAt - 1;
+    const options = { untilRecordedAt: Math.max(until, knownUntil) };
     const reads = await Promise.all([
       ...(scope.streams ?? []).map((s) => this.events.readStream(s, options)),
       ...(scope.prefixes ?? []).map((p) => this.events.readStreamsByPrefix(p, options)),
@@ -95,7 +101,7 @@ export class ReadModelsAt {
     const history: ScopeHistory = {
       key,
       events,
-      knownUntil: Math.min(until, head.recordedAt - 1),
+      knownUntil,
       rungs: same ? known.rungs : [],
     };
     this.kept.set(key, history);

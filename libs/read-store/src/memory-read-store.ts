@@ -1,5 +1,6 @@
 import { Query } from 'mingo';
 import { update as applyOperator } from 'mingo/updater';
+import { DocTable } from './doc-table';
 import { compileSimpleFilter } from './simple-filter';
 import {
   BulkOutcome,
@@ -46,8 +47,8 @@ export class MemoryReadStore implements ReadStore {
 
   /**
    * An independent copy that shares the (frozen, never mutated) documents:
-   * its cost is one map entry per document. Writes to either store do not
-   * show in the other.
+   * its cost is what changed since the last compaction (see DocTable), not
+   * what is held. Writes to either store do not show in the other.
    */
   fork(): MemoryReadStore {
     const copy = new MemoryReadStore();
@@ -62,16 +63,25 @@ export class MemoryReadStore implements ReadStore {
     return n;
   }
 
+  /** Entries held that `seen` does not count yet: forks share most of theirs, so a set of forks weighs them once. */
+  weigh(seen: Set<object>): number {
+    let n = 0;
+    for (const c of this.collections.values()) n += c.weigh(seen);
+    return n;
+  }
+
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {}
 }
 
 class MemoryCollection implements ReadCollection<Doc> {
-  private readonly docs = new Map<string, Doc>();
   private readonly unique: IndexSpec[] = [];
 
-  constructor(private readonly name: string) {}
+  constructor(
+    private readonly name: string,
+    private readonly docs = new DocTable(),
+  ) {}
 
   get exists(): boolean {
     return this.docs.size > 0 || this.unique.length > 0;
@@ -82,10 +92,13 @@ class MemoryCollection implements ReadCollection<Doc> {
   }
 
   fork(): MemoryCollection {
-    const copy = new MemoryCollection(this.name);
-    for (const [id, doc] of this.docs) copy.docs.set(id, doc);
+    const copy = new MemoryCollection(this.name, this.docs.copy());
     copy.unique.push(...this.unique);
     return copy;
+  }
+
+  weigh(seen: Set<object>): number {
+    return this.docs.weigh(seen);
   }
 
   clear(): void {

@@ -23,6 +23,11 @@ interface Fold<T> {
   value: T;
 }
 
+/** Folds of one stream, by revision: one every FOLD_EVERY events, and the furthest read. */
+type Folds<T> = Fold<T>[];
+
+const FOLD_EVERY = 32;
+
 /** How far the log is read: an instant, and optionally the log head it was pinned to. */
 interface Until {
   recordedAt: number;
@@ -34,20 +39,22 @@ interface Until {
  * (and its flow's) up to that recorded instant with the code the live read
  * model uses. Its cost is that trail's history, not the size of the log.
  *
- * Folds are kept (least recently used dropped): streams only grow and
+ * Folds are kept (least recently used streams dropped), one every
+ * FOLD_EVERY events and the furthest one read: streams only grow and
  * `recorded_at` never decreases along a stream, so a fold whose last event is
  * no later than the instant asked for is a prefix of the answer, and only the
- * events after it are read. An instant before a kept fold is folded afresh.
+ * events after the nearest such fold are read and applied. Views are evolved
+ * without mutation, so kept folds share what did not change.
  */
 @Injectable()
 export class TrailTimeMachine {
   // Bounded by the events the kept folds hold, so a few very long trails cannot crowd memory.
-  private readonly trails = new LRUCache<string, Fold<TrailView | null>>({
+  private readonly trails = new LRUCache<string, Folds<TrailView | null>>({
     max: 5_000,
-    maxSize: 500_000,
-    sizeCalculation: (fold) => fold.revision + 1,
+    maxSize: 5_000_000,
+    sizeCalculation: (folds) => folds.reduce((n, fold) => n + fold.revision + 1, 0),
   });
-  private readonly flows = new LRUCache<string, Fold<FlowState | null>>({ max: 1_000 });
+  private readonly flows = new LRUCache<string, Folds<FlowState | null>>({ max: 1_000 });
 
   constructor(@Inject(EVENT_STORE) private readonly events: EventStore) {}
 
@@ -90,32 +97,50 @@ export class TrailTimeMachine {
   }
 
   private async fold<T>(
-    kept: LRUCache<string, Fold<T | null>>,
+    kept: LRUCache<string, Folds<T | null>>,
     stream: string,
     until: Until,
     evolve: (value: T | null, event: StoredEvent) => T | null,
   ): Promise<Fold<T | null>> {
-    const cached = kept.get(stream);
-    const base: Fold<T | null> =
-      cached && cached.lastRecordedAt <= until.recordedAt && cached.lastPosition <= until.position
-        ? cached
-        : { revision: -1, lastRecordedAt: 0, lastPosition: 0, value: null };
+    const folds = kept.get(stream) ?? [];
+    const usable = (f: Fold<T | null>) =>
+      f.lastRecordedAt <= until.recordedAt && f.lastPosition <= until.position;
+    const base: Fold<T | null> = folds.findLast(usable) ?? {
+      revision: -1,
+      lastRecordedAt: 0,
+      lastPosition: 0,
+      value: null,
+    };
     const events = await this.events.readStream(stream, {
       fromRevision: base.revision + 1,
       untilRecordedAt: until.recordedAt,
       untilPosition: until.position,
     });
     if (events.length === 0) return base;
-    const last = events[events.length - 1];
-    const fold = {
-      revision: last.revision,
-      lastRecordedAt: last.recordedAt,
-      lastPosition: last.position,
-      value: events.reduce(evolve, base.value),
-    };
-    if (!cached || cached.revision < fold.revision) kept.set(stream, fold);
+    let fold = base;
+    const made: Fold<T | null>[] = [];
+    for (const event of events) {
+      fold = {
+        revision: event.revision,
+        lastRecordedAt: event.recordedAt,
+        lastPosition: event.position,
+        value: evolve(fold.value, event),
+      };
+      if ((event.revision + 1) % FOLD_EVERY === 0) made.push(fold);
+    }
+    if (made.at(-1) !== fold) made.push(fold);
+    kept.set(stream, keptFolds(folds, made));
     return fold;
   }
+}
+
+/** Every FOLD_EVERY-th fold of both lists, and the furthest fold of all, by revision. */
+function keptFolds<T>(old: Folds<T>, made: Folds<T>): Folds<T> {
+  const byRevision = new Map<number, Fold<T>>();
+  for (const fold of [...old, ...made]) byRevision.set(fold.revision, fold);
+  const all = [...byRevision.values()].sort((a, b) => a.revision - b.revision);
+  const furthest = all.at(-1);
+  return all.filter((f) => f === furthest || (f.revision + 1) % FOLD_EVERY === 0);
 }
 
 /** Time travel for trails, shared by the trails API and the evaluation workers. */
