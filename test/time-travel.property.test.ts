@@ -21,6 +21,11 @@ const RUNS: Record<Mode, number> = {
 
 /** Histories per fresh store. */
 const CHUNK = 100;
+/**
+ * One history in PDF_EVERY also reads the trail audit PDF (its text) at every
+ * step: a report is a browser render of some 100 ms, so not in all of them.
+ */
+const PDF_EVERY = 20;
 const FINGERPRINTS = ['a1', 'b2', 'c3'].map((x) => x.repeat(32));
 const POLICIES = [
   '_schema: https://kosli.com/schemas/policy/environment/v1\nartifacts:\n  provenance:\n    required: true\n',
@@ -117,8 +122,9 @@ function send(http: ReturnType<typeof request.agent>, org: string, s: Step) {
   }
 }
 
-/** Every read the history can change, for one organization. */
-const reads = (org: string) => [
+/** Every read the history can change, for one organization (and the audit PDF, when asked). */
+const reads = (org: string, pdf: boolean) => [
+  ...(pdf ? [`/api/v2/trails/${org}/f0/t0/audit_pdf`] : []),
   `/api/v2/environments/${org}`,
   `/api/v2/environments/${org}/live`,
   `/api/v2/environments/${org}/live/snapshots/-1`,
@@ -163,16 +169,22 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         await fc.assert(
           fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), async (history) => {
             const org = `p${mode[0]}${++cases}`;
+            const pdf = cases % PDF_EVERY === 0;
             const { key } = await app.app
               .get(OrganizationBootstrap)
               .createOrganization(org, [...FEATURES], 5);
             const http = request.agent(app.server).set({ Authorization: `Bearer ${key}` });
             const seen: { at: number; answers: Answer[] }[] = [];
-            for (const s of history) {
+            // A PDF history begins its trail, so that every step has a report to read.
+            const begun: Step[] = [
+              { kind: 'flow', flow: 0, tier: 0 },
+              { kind: 'trail', flow: 0, trail: 0 },
+            ];
+            for (const s of pdf ? [...begun, ...history] : history) {
               await send(http, org, s);
               const at = await stepInstant(app);
               const answers = [];
-              for (const path of reads(org)) answers.push(await answer(http, path));
+              for (const path of reads(org, pdf)) answers.push(await answer(http, path));
               seen.push({ at, answers });
             }
             await assertSameAsThen(http, seen);

@@ -4,6 +4,7 @@ import { EVENT_STORE, READ_STORE } from '#des/platform';
 import { CHECKPOINTS } from '#des/projections';
 import type { ReadStore } from '#des/read-store';
 import type { TestApp } from './app';
+import { binary, textOf } from './pdf';
 
 /** The clock the event store records with (UNIX seconds). */
 export const wallClock = () => (performance.timeOrigin + performance.now()) / 1000;
@@ -47,8 +48,23 @@ export async function stepInstant(t: TestApp): Promise<number> {
 
 type Agent = TestApp['http'];
 
-/** A read as the API answers it (a CSV as its text), by an agent holding an organization's key. */
+/**
+ * A PDF's text without the two rows that name when it was asked for rather
+ * than what it shows: "As of" (now, for a live report) and "Generated".
+ */
+const pdfText = (pdf: Buffer) =>
+  textOf(pdf)
+    .split('\n')
+    .filter((line) => !/^\s*(As of|Generated)\s/.test(line))
+    .join('\n');
+
+/** A read as the API answers it (a CSV as its text, a PDF as its text), by an agent holding an organization's key. */
 export async function answer(http: Agent, path: string): Promise<Answer> {
+  if (path.includes('/audit_pdf')) {
+    const res = await http.get(path).buffer(true).parse(binary);
+    const body = res.status === 200 ? pdfText(res.body as Buffer) : JSON.parse(String(res.body));
+    return { path, status: res.status, body };
+  }
   const res = await http.get(path);
   return { path, status: res.status, body: res.type === 'text/csv' ? res.text : res.body };
 }
