@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req }
 import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import {
+  AcceptsDataJson,
   ApiError,
   AtQuery,
   JsonStringBody,
@@ -9,6 +10,8 @@ import {
   READ_STORE,
   ReadModelsAt,
   Requires,
+  type UploadedPart,
+  VALIDATION_FAILED,
 } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
@@ -38,6 +41,7 @@ export class AttestationTypesController {
 
   @Post(':org')
   @Requires('member')
+  @AcceptsDataJson(fromKosliForm)
   async create(
     @Param('org') org: string,
     @Body() body: CreateAttestationTypeDto,
@@ -103,4 +107,26 @@ export class AttestationTypesController {
     if (!doc) throw new ApiError(404, 'Custom attestation type not found');
     return doc;
   }
+}
+
+/**
+ * `kosli create attestation-type`: data_json holds the name, description and
+ * `evaluator: {content_type: "jq", rules}`; the JSON schema comes as the file
+ * `type_schema` (none: any data is valid). Other fields are passed on, so the
+ * body's own validation still refuses what it does not know.
+ */
+function fromKosliForm(dataJson: Record<string, unknown>, parts: UploadedPart[]): unknown {
+  const { evaluator, ...rest } = dataJson as { evaluator?: { content_type?: unknown; rules?: unknown } };
+  if (evaluator !== undefined && evaluator?.content_type !== 'jq')
+    throw new ApiError(400, VALIDATION_FAILED, { 'evaluator.content_type': 'only jq rules are evaluated' });
+  const file = parts.find((p) => p.field === 'type_schema');
+  let schema: unknown = {};
+  if (file) {
+    try {
+      schema = JSON.parse(file.content.toString('utf8'));
+    } catch {
+      throw new ApiError(400, VALIDATION_FAILED, { type_schema: 'not JSON' });
+    }
+  }
+  return { ...rest, schema, ...(evaluator ? { jq_rules: evaluator.rules } : {}) };
 }

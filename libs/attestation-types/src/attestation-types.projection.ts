@@ -31,6 +31,17 @@ export const attestationTypesProjection: Projection = {
                 archived: false,
                 created_at: at,
                 created_by: actor,
+                last_modified_at: at,
+                // Types are not versioned yet: one version, in the shape the Kosli CLI reads.
+                versions: [
+                  {
+                    version: 1,
+                    timestamp: at,
+                    created_by: actor,
+                    type_schema: event.data.schema,
+                    evaluator: { content_type: 'jq', rules: event.data.jq_rules },
+                  },
+                ],
               },
             },
           },
@@ -40,7 +51,7 @@ export const attestationTypesProjection: Projection = {
           {
             collection: ATTESTATION_TYPES_COLLECTION,
             id: attestationTypeId(org, event.data.name),
-            update: { $set: { archived: true, archived_at: at } },
+            update: { $set: { archived: true, archived_at: at, last_modified_at: at } },
           },
         ];
       default:

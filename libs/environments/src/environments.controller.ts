@@ -14,7 +14,13 @@ import { environmentStream } from './environment.decider';
 import { parseSnapshotRef } from './snapshot-ref';
 import { environmentView } from './environment-view';
 import { assessRunning } from './running-assessment';
-import { AuditLogQuery, DeploymentsQuery, EnvironmentView, PutEnvironmentDto } from './environments.dto';
+import {
+  AuditLogQuery,
+  DeploymentsQuery,
+  EnvironmentEventsQuery,
+  EnvironmentView,
+  PutEnvironmentDto,
+} from './environments.dto';
 import {
   DEPLOYMENTS,
   ENVIRONMENT_EVENTS,
@@ -180,15 +186,21 @@ export class EnvironmentsController {
 
   @Get(':org/:env/events')
   @Requires('reader')
-  async events(@Param('org') org: string, @Param('env') env: string, @Query() query: AuditLogQuery) {
+  async events(@Param('org') org: string, @Param('env') env: string, @Query() query: EnvironmentEventsQuery) {
     const reads = await this.readsAt(org, env, query.at);
     await this.environment(org, env, reads);
-    const rows = await reads
-      .collection(ENVIRONMENT_EVENTS)
-      .find(auditFilter(org, env, query), { sort: { seq: 1 } });
+    const filter = eventsFilter(org, env, query);
+    const paged = query.page !== undefined || query.per_page !== undefined;
+    // Paged (as the Kosli CLI asks), newest first unless `reverse=true`; unpaged, the spec's whole list, oldest first.
+    const newestFirst = paged && query.reverse !== 'true';
+    const perPage = query.per_page ?? 15;
+    const rows = await reads.collection(ENVIRONMENT_EVENTS).find(filter, {
+      sort: { seq: newestFirst ? -1 : 1 },
+      ...(paged ? { skip: ((query.page ?? 1) - 1) * perPage, limit: perPage } : {}),
+    });
     return rows.map((row) => {
       const { seq, org: _org, ...rest } = withoutInternals(row);
-      return (void seq, void _org, rest);
+      return (void seq, void _org, withKosliNames(rest));
     });
   }
 
@@ -276,4 +288,30 @@ export class EnvironmentsController {
     if (!doc) throw new ApiError(404, 'Environment not found');
     return doc;
   }
+}
+
+/** The audit log's filter, with the Kosli CLI's names for its bounds and repositories, and its snapshot interval. */
+function eventsFilter(org: string, env: string, query: EnvironmentEventsQuery) {
+  const repos = [query.repo_names, ...[query.repo_name ?? []].flat()].filter((r): r is string => !!r);
+  const filter = auditFilter(org, env, {
+    ...query,
+    from_timestamp: query.from_timestamp ?? query.start_ts,
+    to_timestamp: query.to_timestamp ?? query.end_ts,
+    repo_names: repos.length ? repos.join(',') : undefined,
+  });
+  if (query.interval) {
+    const [first, last = first] = query.interval.split('..').map(Number);
+    filter.snapshot_index = { $gte: Math.min(first, last), $lte: Math.max(first, last) };
+  }
+  return filter;
+}
+
+/** An audit-log row with the names the Kosli CLI reads too (added, never renamed). */
+function withKosliNames(row: Record<string, unknown>) {
+  return {
+    ...row,
+    sha256: row.fingerprint,
+    reported_at: row.timestamp,
+    pipeline: ((row.flow_names as string[] | undefined) ?? []).join(', '),
+  };
 }

@@ -6,6 +6,9 @@ import {
   ArrayMinSize,
   IsArray,
   IsIn,
+  IsInt,
+  Max,
+  Min,
   IsISO8601,
   IsNumber,
   IsOptional,
@@ -134,4 +137,56 @@ export class PolicyNamesDto {
   @IsString({ each: true })
   @MaxLength(128, { each: true })
   policy_names!: string[];
+}
+
+/**
+ * `GET /environments/{org}/{env}/events`: the audit log's filters, and what
+ * the Kosli CLI's `log environment` adds: a page (only when asked for; the
+ * spec's answer is the whole list), newest first unless `reverse`, a snapshot
+ * `interval` (`N`, `N..M`, or empty for all), and its names for the bounds
+ * and the repository filter.
+ */
+export class EnvironmentEventsQuery extends AuditLogQuery {
+  @ApiPropertyOptional({ minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  page?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  per_page?: number;
+
+  @ApiPropertyOptional({ description: 'Snapshots: `N`, `N..M`, or empty for all' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^(\d+(\.\.\d+)?)?$/, { message: 'interval is N or N..M (snapshot numbers)' })
+  interval?: string;
+
+  @ApiPropertyOptional({ description: 'true: oldest first (the default is oldest first unless paged)' })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  reverse?: string;
+
+  @ApiPropertyOptional({ description: "Lower bound, UNIX seconds (the CLI's name for from_timestamp)" })
+  @IsOptional()
+  @Type(() => Number)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'start_ts must be a UNIX timestamp' })
+  start_ts?: number;
+
+  @ApiPropertyOptional({ description: "Upper bound, UNIX seconds (the CLI's name for to_timestamp)" })
+  @IsOptional()
+  @Type(() => Number)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'end_ts must be a UNIX timestamp' })
+  end_ts?: number;
+
+  @ApiPropertyOptional({ type: [String], description: 'A repository name (repeatable)' })
+  @IsOptional()
+  @IsString({ each: true })
+  repo_name?: string | string[];
 }

@@ -63,17 +63,35 @@ const schema = {
           },
           namespace: { type: 'string', minLength: 1, maxLength: 253 },
           podName: { type: 'string', minLength: 1, maxLength: 253 },
+          // The pod's owner references, as the Kosli CLI sends them: accepted, not kept.
+          owners: {
+            type: 'array',
+            maxItems: 100,
+            items: {
+              type: 'object',
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                name: { type: 'string' },
+                uid: { type: 'string' },
+                controller: { type: 'boolean' },
+                blockOwnerDeletion: { type: 'boolean' },
+              },
+            },
+          },
         },
       },
     },
   },
 } as const;
 
-const validate = new Ajv({ allErrors: true, messages: true }).compile<{ artifacts: K8sPod[] }>(schema);
+const validate = new Ajv({ allErrors: true, messages: true }).compile<{
+  artifacts: (K8sPod & { owners?: unknown[] })[];
+}>(schema);
 
 /** The report's pods, or field path → message for every problem (`artifacts[3].podName`). */
 export function parseK8sReport(body: unknown): { pods: K8sPod[] } | { errors: Record<string, string> } {
-  if (validate(body)) return { pods: body.artifacts };
+  if (validate(body)) return { pods: body.artifacts.map(({ owners: _owners, ...pod }) => pod) };
   return { errors: schemaFieldErrors(validate.errors, { message: reportMessage }) };
 }
 

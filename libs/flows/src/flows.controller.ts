@@ -2,7 +2,18 @@ import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nes
 import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires, tagsOf } from '#des/platform';
+import { parse as parseYaml } from 'yaml';
+import {
+  ApiError,
+  AtQuery,
+  AcceptsDataJson,
+  READ_STORE,
+  ReadModelsAt,
+  Requires,
+  tagsOf,
+  type UploadedPart,
+  VALIDATION_FAILED,
+} from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
@@ -33,6 +44,23 @@ export class FlowsController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
   ) {
+    return this.save(org, body, req, res);
+  }
+
+  /** The Kosli CLI's `create flow --template-file`: `data_json`, and the template as YAML in `template_file`. */
+  @Put(':org/template_file')
+  @Requires('member')
+  @AcceptsDataJson(withTemplateFile)
+  async putWithTemplateFile(
+    @Param('org') org: string,
+    @Body() body: PutFlowDto,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return this.save(org, body, req, res);
+  }
+
+  private async save(org: string, body: PutFlowDto, req: AuthenticatedRequest, res: Response) {
     const errors = body.template === undefined ? {} : templateErrors(body.template);
     const badTags = Object.entries(body.tags ?? {}).filter(([, v]) => typeof v !== 'string');
     for (const [k] of badTags) errors[`tags.${k}`] = 'tag values are strings';
@@ -69,4 +97,33 @@ export class FlowsController {
     if (!doc) throw new ApiError(404, 'Flow not found');
     return flowView(doc);
   }
+}
+
+/** The flow as data_json gives it, with the template read from the YAML in `template_file`. */
+function withTemplateFile(dataJson: Record<string, unknown>, parts: UploadedPart[]): unknown {
+  const file = parts.find((p) => p.field === 'template_file');
+  if (!file)
+    throw new ApiError(400, VALIDATION_FAILED, { template_file: 'send the template as template_file' });
+  let template: unknown;
+  try {
+    template = parseYaml(file.content.toString('utf8'));
+  } catch (error) {
+    throw new ApiError(400, VALIDATION_FAILED, { template_file: `not YAML: ${(error as Error).message}` });
+  }
+  if (template === null || typeof template !== 'object' || Array.isArray(template))
+    throw new ApiError(400, VALIDATION_FAILED, { template_file: 'a template is a YAML mapping' });
+  return { ...dataJson, template: fromKosliTemplate(template) };
+}
+
+/**
+ * A template file as the Kosli CLI uploads it (`version: 1`, the artifacts
+ * under `trail`) in this service's shape (artifacts beside the trail). A
+ * template already in this shape is kept as it is.
+ */
+export function fromKosliTemplate(file: object): unknown {
+  const { version: _version, trail, ...rest } = file as { version?: unknown; trail?: unknown };
+  if (!trail || typeof trail !== 'object' || !('artifacts' in trail))
+    return { ...rest, ...(trail ? { trail } : {}) };
+  const { artifacts, ...trailRest } = trail as { artifacts?: unknown };
+  return { ...rest, trail: trailRest, artifacts };
 }

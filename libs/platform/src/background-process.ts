@@ -16,7 +16,12 @@ export function runBackgroundProcess(
   const config = loadConfig();
   @Module({
     imports: [
-      PlatformModule.forRoot({ config, role, projections: read.projections, reactions: read.reactions(config) }),
+      PlatformModule.forRoot({
+        config,
+        role,
+        projections: read.projections,
+        reactions: read.reactions(config),
+      }),
       ...imports,
     ],
   })

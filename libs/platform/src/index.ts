@@ -22,3 +22,5 @@ export * from './tags';
 export * from './read-models-at';
 export * from './at-query';
 export * from './paging';
+export * from './data-json.guard';
+export * from './attachment-store';

@@ -1,3 +1,4 @@
+import { AttachmentStore } from './attachment-store';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TerminusModule } from '@nestjs/terminus';
@@ -54,6 +55,7 @@ export class PlatformModule {
         CommandExecutor,
         AggregateCommandHandler,
         ReadModelsAt,
+        AttachmentStore,
       ],
       exports: [
         CONFIG,
@@ -66,6 +68,7 @@ export class PlatformModule {
         PlatformRuntime,
         CommandExecutor,
         ReadModelsAt,
+        AttachmentStore,
       ],
     };
   }

@@ -1,11 +1,10 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import multer from 'multer';
-import { ApiError, VALIDATION_FAILED } from '#des/platform';
+import { ApiError, multipartRefusal, VALIDATION_FAILED } from '#des/platform';
 
 /** The spec's limit on a policy upload. */
 export const POLICY_UPLOAD_LIMIT = 10 * 1024 * 1024;
-export const FILE_TOO_LARGE = 'File size exceeds 10MB limit';
 
 /** The policy file: uploaded as `policy_file.0` (or `policy_file`), or sent as the text field `policy_file`. */
 const upload = multer({
@@ -36,20 +35,9 @@ export class PolicyUploadGuard implements CanActivate {
     }
     await new Promise<void>((resolve, reject) =>
       upload(req, http.getResponse<Response>(), (error: unknown) =>
-        error ? reject(refusal(error)) : resolve(),
+        error ? reject(multipartRefusal(error)) : resolve(),
       ),
     );
     return true;
   }
-}
-
-function refusal(error: unknown): unknown {
-  if (error instanceof multer.MulterError) {
-    if (error.code === 'LIMIT_FILE_SIZE' || error.code === 'LIMIT_FIELD_VALUE')
-      return new ApiError(413, FILE_TOO_LARGE);
-    return new ApiError(400, VALIDATION_FAILED, { [error.field ?? 'body']: error.message });
-  }
-  if (error instanceof Error && /multipart|boundary|unexpected end of form/i.test(error.message))
-    return new ApiError(400, VALIDATION_FAILED, { body: `malformed multipart body: ${error.message}` });
-  return error;
 }

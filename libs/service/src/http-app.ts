@@ -18,8 +18,10 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
-  app.useBodyParser('json', { limit: BODY_LIMIT });
+  // Not strict, so that a JSON `null` (the Kosli CLI's body on DELETE and archive) parses; then it is "no body".
+  app.useBodyParser('json', { limit: BODY_LIMIT, strict: false });
   app.use(bodyParserErrors);
+  app.use(nullAsNoBody);
   app.use(probeAliases);
   app.use(httpMetrics(app.get(Metrics)));
   app.setGlobalPrefix(API_PREFIX, { exclude: PROBES });
@@ -41,8 +43,19 @@ function bodyParserErrors(error: unknown, _req: Request, _res: Response, next: N
   next(error);
 }
 
-/** Probes answer at the root (for orchestrators) and under the API prefix. */
+/** A JSON `null` body reads as no body; any other bare value is refused as before (bodies are objects or arrays). */
+function nullAsNoBody(req: Request, _res: Response, next: NextFunction): void {
+  const body: unknown = req.body;
+  if (body === null) req.body = {};
+  else if (body !== undefined && typeof body !== 'object' && req.is('application/json'))
+    return next(new ApiError(400, VALIDATION_FAILED, { body: 'Malformed JSON' }));
+  next();
+}
+
+/** Probes answer at the root (for orchestrators) and under the API prefix; readiness also at `/ready`. */
 function probeAliases(req: Request, _res: Response, next: NextFunction): void {
+  // `/ready` at the host's root: where the Kosli CLI's `status` asks.
+  if (req.path === '/ready') req.url = `/health/ready${req.url.slice('/ready'.length)}`;
   const prefixed = `/${API_PREFIX}/`;
   if (req.url.startsWith(prefixed) && PROBES.some((p) => req.path === prefixed + p)) {
     req.url = req.url.slice(prefixed.length - 1);

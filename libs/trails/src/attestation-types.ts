@@ -1,7 +1,7 @@
 import Ajv from 'ajv';
 import { schemaFieldErrors } from '#des/platform';
 
-import type { AttestationType } from './trail.events';
+import type { AttestationContext, AttestationType } from './trail.events';
 
 const NAME = '^[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*$';
 const common = {
@@ -16,6 +16,11 @@ const common = {
   },
   origin_url: { type: 'string', maxLength: 2048 },
   user_data: { type: 'object' },
+  // What the Kosli CLI sends beside every attestation.
+  git_commit_info: { type: 'object' },
+  repo_info: { type: 'object' },
+  external_urls: { type: 'object' },
+  annotations: { type: 'object', additionalProperties: { type: 'string' } },
 };
 
 /** Each type's own fields, and how it decides compliance (as the field's CLI does). */
@@ -35,10 +40,14 @@ const TYPES: Record<
         minItems: 1,
         items: {
           type: 'object',
-          required: ['name', 'tests', 'failures', 'errors'],
+          // `tests` as the spec names it, or `total` as the Kosli CLI computes it.
+          required: ['name', 'failures', 'errors'],
+          anyOf: [{ required: ['tests'] }, { required: ['total'] }],
           properties: {
             name: { type: 'string' },
             tests: { type: 'integer', minimum: 0 },
+            total: { type: 'integer', minimum: 0 },
+            timestamp: { type: 'number' },
             failures: { type: 'integer', minimum: 0 },
             errors: { type: 'integer', minimum: 0 },
             skipped: { type: 'integer', minimum: 0 },
@@ -55,14 +64,31 @@ const TYPES: Record<
   },
   snyk: {
     properties: {
+      // The spec's `vulnerabilities`, or the counts per scan the Kosli CLI makes of a SARIF file.
       snyk_results: {
         type: 'object',
-        required: ['vulnerabilities'],
-        properties: { vulnerabilities: { type: 'array', items: { type: 'object' } } },
+        anyOf: [{ required: ['vulnerabilities'] }, { required: ['results'] }],
+        properties: {
+          vulnerabilities: { type: 'array', items: { type: 'object' } },
+          schema_version: { type: 'integer' },
+          tool: { type: 'object' },
+          results: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['high_count', 'medium_count', 'low_count'],
+              properties: {
+                high_count: { type: 'integer', minimum: 0 },
+                medium_count: { type: 'integer', minimum: 0 },
+                low_count: { type: 'integer', minimum: 0 },
+              },
+            },
+          },
+        },
       },
     },
     required: ['snyk_results'],
-    compliant: (b) => (b.snyk_results as { vulnerabilities: unknown[] }).vulnerabilities.length === 0,
+    compliant: (b) => snykFindings(b.snyk_results as SnykResults) === 0,
   },
   pull_request: {
     properties: {
@@ -114,6 +140,20 @@ const TYPES: Record<
 };
 
 type Body = Record<string, unknown>;
+
+type SnykResults = {
+  vulnerabilities?: unknown[];
+  results?: { high_count: number; medium_count: number; low_count: number }[];
+};
+
+/** Vulnerabilities found: listed, or counted per scan. */
+function snykFindings(results: SnykResults): number {
+  const counted = (results.results ?? []).reduce(
+    (n, r) => n + r.high_count + r.medium_count + r.low_count,
+    0,
+  );
+  return (results.vulnerabilities?.length ?? 0) + counted;
+}
 const ajv = new Ajv({ allErrors: true });
 const validators = Object.fromEntries(
   Object.entries(TYPES).map(([type, t]) => [
@@ -136,6 +176,7 @@ export interface ParsedAttestation {
   originUrl: string | null;
   userData: Record<string, unknown>;
   evidence: Record<string, unknown>;
+  context: AttestationContext;
 }
 
 /** The attestation, or field path → message for every problem. */
@@ -153,8 +194,17 @@ export function parseAttestation(
     target_artifacts,
     origin_url,
     user_data,
+    git_commit_info,
+    repo_info,
+    external_urls,
+    annotations,
     ...evidence
   } = valid;
+  const context = Object.fromEntries(
+    Object.entries({ git_commit_info, repo_info, external_urls, annotations }).filter(
+      ([, v]) => v !== undefined,
+    ),
+  ) as AttestationContext;
   if (artifact_fingerprint !== undefined && target_artifacts !== undefined) {
     return { errors: { target_artifacts: 'give artifact_fingerprint or target_artifacts, not both' } };
   }
@@ -167,5 +217,6 @@ export function parseAttestation(
     originUrl: (origin_url as string | undefined) ?? null,
     userData: (user_data as Record<string, unknown> | undefined) ?? {},
     evidence,
+    context,
   };
 }

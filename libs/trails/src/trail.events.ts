@@ -21,6 +21,7 @@ export type TrailData = {
   repo_info: RepoInfo | null;
   origin_url: string | null;
   user_data: Record<string, unknown>;
+  external_urls?: Record<string, unknown>;
 };
 
 export type ArtifactData = {
@@ -32,6 +33,23 @@ export type ArtifactData = {
   commit_url: string | null;
   repo_info: RepoInfo | null;
   template_reference_name: string | null;
+  /** Sent by the Kosli CLI; absent on artifacts recorded before they were kept. */
+  repo_url?: string | null;
+  external_urls?: Record<string, unknown>;
+  annotations?: Record<string, string>;
+  user_data?: Record<string, unknown>;
+};
+
+/** A file sent with an attestation: kept content-addressed (SHA-256), named here. */
+export type AttachmentRef = { filename: string; sha256: string; size: number };
+
+/** What the Kosli CLI sends about where an attestation was made; each only when sent. */
+export type AttestationContext = {
+  git_commit_info?: GitCommitInfo;
+  repo_info?: RepoInfo;
+  external_urls?: Record<string, unknown>;
+  annotations?: Record<string, string>;
+  attachments?: AttachmentRef[];
 };
 
 export const ATTESTATION_TYPES = ['generic', 'junit', 'snyk', 'pull_request', 'jira', 'custom'] as const;
@@ -48,7 +66,7 @@ export type AttestationData = {
   user_data: Record<string, unknown>;
   /** The type's own evidence (junit results, snyk results, pull requests, jira issues). */
   evidence: Record<string, unknown>;
-};
+} & AttestationContext;
 
 /** Where a trail's artifact runs: appended by the provenance reaction from environment snapshots. */
 export type RunningData = {

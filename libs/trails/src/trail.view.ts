@@ -200,6 +200,8 @@ export function trailCompliance(view: TrailView, template: FlowTemplate | null):
 export function trailAsShown(
   view: TrailView,
   template: FlowTemplate | null,
-): TrailView & { compliance_status: Compliance } {
-  return { ...view, compliance_status: trailCompliance(view, template) };
+): TrailView & { compliance_status: Compliance; compliance_state: ComplianceStatus } {
+  const compliance = trailCompliance(view, template);
+  // `compliance_state`: the status alone, as the Kosli CLI reads it.
+  return { ...view, compliance_status: compliance, compliance_state: compliance.status };
 }

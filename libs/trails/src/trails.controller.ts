@@ -1,5 +1,13 @@
 import { Body, Controller, Get, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiBody,
+  ApiOkResponse,
+  ApiProduces,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { TrailTimeMachine } from './trail-time-machine';
 import type { PdfRenderer } from '#des/reports';
 import { PDF_RENDERER } from './pdf-renderer.provider';
@@ -7,7 +15,18 @@ import { trailAuditHtml } from './trail-audit-report';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, AtQuery, EVENT_STORE, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
+import {
+  ApiError,
+  AtQuery,
+  AttachmentStore,
+  AcceptsDataJson,
+  EVENT_STORE,
+  READ_STORE,
+  ReadModelsAt,
+  Requires,
+  tagsOf,
+  uploadedParts,
+} from '#des/platform';
 import { type EventStore, secondsToMicros } from '#des/event-store';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
@@ -17,9 +36,9 @@ import { FLOWS, flowId, flowStream } from '#des/flows';
 import { parseAttestation } from './attestation-types';
 import { ATTESTATION_TYPES_COLLECTION, attestationTypeId, evaluateCustom } from '#des/attestation-types';
 import { ChangeTrail } from './trail.commands';
-import { ATTESTATION_TYPES, AttestationType } from './trail.events';
+import { ATTESTATION_TYPES, AttachmentRef, AttestationType } from './trail.events';
 import { ArtifactView, trailAsShown, trailCompliance, TrailView } from './trail.view';
-import { PutTrailDto, ReportArtifactDto } from './trails.dto';
+import { PutTrailDto, ReportArtifactDto, TrailsQuery } from './trails.dto';
 import { ARTIFACTS, artifactId, TRAILS, trailId } from './trails.projection';
 
 /** Trails, the artifacts they built and the attestations made on them. */
@@ -35,6 +54,7 @@ export class TrailsController {
     private readonly timeMachine: TrailTimeMachine,
     private readonly history: ReadModelsAt,
     @Inject(EVENT_STORE) private readonly events: EventStore,
+    private readonly attachments: AttachmentStore,
   ) {}
 
   /** A flow's trails and artifacts now, or (`at`) as its streams made them up to that instant. */
@@ -47,6 +67,7 @@ export class TrailsController {
 
   @Put('trails/:org/:flow')
   @Requires('member')
+  @AcceptsDataJson()
   async putTrail(
     @Param('org') org: string,
     @Param('flow') flow: string,
@@ -63,12 +84,65 @@ export class TrailsController {
       repo_info: body.repo_info ? { ...body.repo_info } : null,
       origin_url: body.origin_url ?? null,
       user_data: body.user_data ?? {},
+      ...(body.external_urls ? { external_urls: body.external_urls } : {}),
     };
     const done = await this.commands.execute(
       new ChangeTrail(org, flow, body.name, { kind: 'put_trail', trail }, requestMetadata(req)),
     );
     res.status(done.events[0]?.type === 'trail_reported' ? 201 : 200);
     return this.trailWithCompliance(org, flow, body.name);
+  }
+
+  @Get('trails/:org')
+  @Requires('reader')
+  @ApiOkResponse({
+    description: '{data: [trail with compliance_state], pagination: {page, page_count, total}}',
+  })
+  async listOrganizationTrails(@Param('org') org: string, @Query() query: TrailsQuery) {
+    const reads = await this.history.readsFor(
+      query.at,
+      query.flow
+        ? { streams: [flowStream(org, query.flow)], prefixes: [`trail-${org}/${query.flow}/`] }
+        : { prefixes: [`flow-${org}/`, `trail-${org}/`] },
+    );
+    const flows = await reads.collection(FLOWS).find(query.flow ? { org, name: query.flow } : { org });
+    const [tagKey, tagValue] = query.flow_tag ? splitOnce(query.flow_tag, '=') : [];
+    const chosen = new Map(
+      flows
+        .filter((f) => tagKey === undefined || tagsOf(f.tags)[tagKey] === tagValue)
+        .map((f) => [f.name, f]),
+    );
+    const filter = {
+      org,
+      flow: { $in: [...chosen.keys()] },
+      ...(query.fingerprint ? { 'artifacts.fingerprint': query.fingerprint } : {}),
+    };
+    const page = query.page ?? 1;
+    const perPage = query.per_page ?? 20;
+    const collection = reads.collection(TRAILS);
+    const [total, docs] = await Promise.all([
+      collection.count(filter),
+      collection.find(filter, {
+        sort: { created_at: -1, flow: 1, name: 1 },
+        skip: (page - 1) * perPage,
+        limit: perPage,
+      }),
+    ]);
+    const data = docs.map((d) => {
+      const view = withoutInternals(d) as unknown as TrailView;
+      const compliance = trailCompliance(view, chosen.get(view.flow)?.template as FlowTemplate | null);
+      return {
+        name: view.name,
+        flow: view.flow,
+        description: view.description,
+        git_commit_info: view.git_commit_info,
+        created_at: view.created_at,
+        last_modified_at: view.last_modified_at,
+        compliance_state: compliance.status,
+        compliance_status: compliance,
+      };
+    });
+    return { data, pagination: { page, page_count: Math.ceil(total / perPage), total, per_page: perPage } };
   }
 
   @Get('trails/:org/:flow')
@@ -86,6 +160,7 @@ export class TrailsController {
         created_at: view.created_at,
         last_modified_at: view.last_modified_at,
         compliance_status: trailCompliance(view, template),
+        compliance_state: trailCompliance(view, template).status,
       };
     });
   }
@@ -155,6 +230,7 @@ export class TrailsController {
 
   @Post('artifacts/:org/:flow')
   @Requires('member')
+  @AcceptsDataJson()
   async reportArtifact(
     @Param('org') org: string,
     @Param('flow') flow: string,
@@ -172,6 +248,12 @@ export class TrailsController {
       commit_url: body.commit_url ?? null,
       repo_info: body.repo_info ? { ...body.repo_info } : null,
       template_reference_name: body.template_reference_name ?? null,
+      ...definedOnly({
+        repo_url: body.repo_url,
+        external_urls: body.external_urls,
+        annotations: body.annotations,
+        user_data: body.user_data,
+      }),
     };
     await this.commands.execute(
       new ChangeTrail(
@@ -201,6 +283,7 @@ export class TrailsController {
 
   @Post('attestations/:org/:flow/trail/:trail/:type')
   @Requires('member')
+  @AcceptsDataJson()
   @ApiBody({
     description:
       "attestation_name, optional artifact_fingerprint, description, origin_url, user_data, and the type's evidence",
@@ -233,6 +316,8 @@ export class TrailsController {
       origin_url: parsed.originUrl,
       user_data: parsed.userData,
       evidence: parsed.evidence,
+      ...parsed.context,
+      ...(await this.keepAttachments(req)),
     };
     await this.commands.execute(
       new ChangeTrail(
@@ -246,6 +331,16 @@ export class TrailsController {
     res.status(201);
     const { artifact_fingerprint, ...rest } = attestation;
     return { ...rest, ...(artifact_fingerprint ? { artifact_fingerprint } : {}), flow, trail };
+  }
+
+  /** Files sent beside data_json (the CLI's `attachment_file`), kept by content and named on the attestation. */
+  private async keepAttachments(req: AuthenticatedRequest): Promise<{ attachments?: AttachmentRef[] }> {
+    const parts = uploadedParts(req);
+    if (!parts.length) return {};
+    const attachments: AttachmentRef[] = [];
+    for (const part of parts)
+      attachments.push({ filename: part.filename, ...(await this.attachments.put(part.content)) });
+    return { attachments };
   }
 
   /** A custom attestation: its type must exist and be live; compliant when the data passes its schema and jq rules. */
@@ -299,4 +394,14 @@ export class TrailsController {
       exited: inTrail?.exited ?? [],
     };
   }
+}
+
+/** The entries whose value was given. */
+function definedOnly<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function splitOnce(text: string, separator: string): [string, string] {
+  const i = text.indexOf(separator);
+  return [text.slice(0, i), text.slice(i + separator.length)];
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { PageQuery } from '#des/platform';
 import {
   IsNumber,
   IsObject,
@@ -25,7 +26,26 @@ export class RepoInfoDto {
   @ApiProperty() @IsString() @MaxLength(512) name!: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(2048) url?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(128) provider?: string;
+  // The rest of what the Kosli CLI sends as repo_info.
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(512) id?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(5000) description?: string;
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsString({ each: true })
+  namespace_path?: string[];
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @IsOptional()
+  @IsObject()
+  additional_info?: Record<string, unknown>;
 }
+
+/** Links the Kosli CLI sends (`--external-url name=url`): name → {url, fingerprint?}. */
+const externalUrls = () =>
+  ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'name → {url, fingerprint}',
+  });
 
 export class PutTrailDto {
   @ApiProperty({ pattern: TRAIL_NAME.source, maxLength: 256 })
@@ -55,6 +75,8 @@ export class PutTrailDto {
   @IsOptional()
   @IsObject()
   user_data?: Record<string, unknown>;
+
+  @externalUrls() @IsOptional() @IsObject() external_urls?: Record<string, unknown>;
 }
 
 export class ReportArtifactDto {
@@ -88,4 +110,32 @@ export class ReportArtifactDto {
   repo_info?: RepoInfoDto;
 
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(256) template_reference_name?: string;
+
+  // What the Kosli CLI sends beside every artifact.
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(2048) repo_url?: string;
+  @externalUrls() @IsOptional() @IsObject() external_urls?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @IsOptional()
+  @IsObject()
+  annotations?: Record<string, string>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @IsOptional()
+  @IsObject()
+  user_data?: Record<string, unknown>;
+}
+
+/** `GET /trails/{org}`: an organization's trails, a page at a time, as the Kosli CLI lists them. */
+export class TrailsQuery extends PageQuery {
+  @ApiPropertyOptional({ description: 'Only this flow' }) @IsOptional() @IsString() flow?: string;
+
+  @ApiPropertyOptional({ description: 'Only trails with this artifact (sha256)' })
+  @IsOptional()
+  @IsString()
+  fingerprint?: string;
+
+  @ApiPropertyOptional({ description: 'Only flows with this tag: `key=value`' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[^=]+=.*$/, { message: 'flow_tag is key=value' })
+  flow_tag?: string;
 }

@@ -1,0 +1,248 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Response } from 'supertest';
+import { AttachmentStore } from '#des/platform';
+import { Mode, startApp, TestApp } from './support/app';
+
+/**
+ * The Kosli CLI's core workflow against this service: each command's requests
+ * as the CLI sent them (recorded byte for byte with test/kosli-cli/record.mjs,
+ * multipart boundaries and all), replayed in order, then our answer read as
+ * the CLI reads it and the effect checked.
+ */
+const RECORDED = join(process.cwd(), 'test/kosli-cli/requests');
+
+interface Recorded {
+  method: string;
+  path: string;
+  content_type: string | null;
+  body_base64: string;
+}
+
+const recorded = (command: string): Recorded[] =>
+  JSON.parse(readFileSync(join(RECORDED, `${command}.json`), 'utf8')) as Recorded[];
+
+const FINGERPRINT = '5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03';
+
+/**
+ * `kosli snapshot k8s` needs a cluster, so its request is built as its source
+ * builds it (internal/kube: PUT …/report/K8S, one entry per pod with its owners).
+ */
+const k8sReport = (image: string, digest: string) =>
+  JSON.stringify({
+    artifacts: [
+      {
+        podName: 'shop-5d8-x2x',
+        namespace: 'prod',
+        digests: { [image]: `sha256:${digest}` },
+        creationTimestamp: 1795390000,
+        owners: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: 'shop-5d8',
+            uid: '0b6c1c7e-8d0f-4a55-9b9e-1f3c2d4e5f60',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+    ],
+  });
+
+for (const mode of ['embedded', 'server'] as Mode[]) {
+  describe(`the Kosli CLI's workflow, replayed (${mode} mode)`, () => {
+    let t: TestApp;
+
+    /** Sends a command's recorded requests; answers the last response. */
+    async function replay(command: string): Promise<Response> {
+      let last: Response | undefined;
+      for (const r of recorded(command)) {
+        let req = t.http[r.method.toLowerCase() as 'get' | 'put' | 'post' | 'patch' | 'delete'](r.path);
+        const body = Buffer.from(r.body_base64, 'base64');
+        if (r.content_type) req = req.set('Content-Type', r.content_type);
+        // A Buffer goes as it is; superagent would wrap one in JSON when the type is JSON, so JSON goes as its text.
+        const bytes = r.content_type?.startsWith('multipart/') ? body : body.toString('utf8');
+        last = body.length ? await req.send(bytes) : await req;
+      }
+      return last!;
+    }
+
+    const trail = async () => (await t.http.get('/api/v2/trails/demo/shop/t1').expect(200)).body;
+
+    before(async () => {
+      t = await startApp({ mode, org: 'demo' });
+    });
+    after(async () => t.close());
+
+    it('create environment: 201, and the environment is there as described', async () => {
+      const res = await replay('create-environment');
+      assert.equal(res.status, 201, res.text);
+      const env = (await t.http.get('/api/v2/environments/demo/prod').expect(200)).body;
+      assert.equal(env.type, 'K8S');
+      assert.equal(env.description, 'Production cluster');
+    });
+
+    it('snapshot k8s, twice (a new image the second time): two snapshots, owners accepted', async () => {
+      for (const [i, image] of ['shop:1', 'shop:2'].entries()) {
+        const res = await t.http
+          .put('/api/v2/environments/demo/prod/report/K8S')
+          .set('Content-Type', 'application/json; charset=utf-8')
+          .send(k8sReport(image, i === 0 ? FINGERPRINT : 'f'.repeat(64)));
+        assert.equal(res.status, 201, res.text);
+      }
+      const latest = (await t.http.get('/api/v2/environments/demo/prod/snapshots/-1').expect(200)).body;
+      assert.equal(latest.index, 2);
+    });
+
+    it('create flow --template-file: the YAML template (version 1, artifacts under trail) is the flow’s', async () => {
+      const res = await replay('create-flow');
+      assert.equal(res.status, 201, res.text);
+      const flow = (await t.http.get('/api/v2/flows/demo/shop').expect(200)).body;
+      assert.equal(flow.description, 'the shop');
+      assert.deepEqual(flow.template, {
+        trail: { attestations: [{ name: 'tests', type: 'junit' }] },
+        artifacts: [{ name: 'app', attestations: [{ name: 'scan', type: 'snyk' }] }],
+      });
+    });
+
+    it('begin trail (multipart data_json with git_commit_info): the trail, with its commit', async () => {
+      const res = await replay('begin-trail');
+      assert.equal(res.status, 201, res.text);
+      const t1 = await trail();
+      assert.equal(t1.description, 'release 1');
+      assert.equal(t1.git_commit_info.message, 'first commit');
+      assert.equal(t1.compliance_state, 'INCOMPLETE');
+    });
+
+    it('attest artifact (repo_url and the rest the CLI sends): the artifact on the trail', async () => {
+      const res = await replay('attest-artifact');
+      assert.equal(res.status, 201, res.text);
+      const artifact = (await t.http.get(`/api/v2/artifacts/demo/shop/${FINGERPRINT}`).expect(200)).body;
+      assert.equal(artifact.filename, 'app.bin');
+      assert.equal(artifact.repo_url, 'https://github.com/acme/shop');
+      assert.equal((await trail()).artifacts[0].template_reference_name, 'app');
+    });
+
+    it('attest generic with an attachment: compliant, the file kept by its SHA-256 and listed', async () => {
+      const res = await replay('attest-generic');
+      assert.equal(res.status, 201, res.text);
+      const review = (await trail()).attestations.review;
+      assert.equal(review.compliant, true);
+      assert.equal(review.git_commit_info.sha1.length, 40);
+      const sha256 = createHash('sha256').update('hello\n').digest('hex');
+      assert.deepEqual(review.attachments, [{ filename: 'notes.txt', sha256, size: 6 }]);
+      const kept = await t.app.get(AttachmentStore).get(sha256);
+      assert.equal(kept?.toString(), 'hello\n');
+    });
+
+    it('attest junit (results as the CLI sums them, with `total`): compliant', async () => {
+      const res = await replay('attest-junit');
+      assert.equal(res.status, 201, res.text);
+      const tests = (await trail()).attestations.tests;
+      assert.equal(tests.compliant, true);
+      assert.equal(tests.evidence.junit_results[0].total, 3);
+      assert.equal(tests.evidence.junit_results[0].skipped, 1);
+    });
+
+    it('attest snyk (SARIF counted by the CLI) on the artifact: compliant, and the trail with it', async () => {
+      const res = await replay('attest-snyk');
+      assert.equal(res.status, 201, res.text);
+      const t1 = await trail();
+      assert.equal(t1.artifacts[0].attestations.scan.compliant, true);
+      assert.equal(t1.compliance_state, 'COMPLIANT');
+    });
+
+    it('list trails --flow: a page of {name, description, compliance_state}', async () => {
+      const res = await replay('list-trails');
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(
+        res.body.data.map((d: Record<string, unknown>) => [d.name, d.description, d.compliance_state]),
+        [['t1', 'release 1', 'COMPLIANT']],
+      );
+      assert.deepEqual(res.body.pagination, { page: 1, page_count: 1, total: 1, per_page: 20 });
+    });
+
+    it('get trail: the trail with its events', async () => {
+      const res = await replay('get-trail');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.name, 't1');
+      assert.equal(res.body.events.length, 5);
+    });
+
+    it('list environments and get environment', async () => {
+      const list = await replay('list-environments');
+      assert.equal(list.status, 200, list.text);
+      assert.deepEqual(
+        list.body.map((e: Record<string, unknown>) => e.name),
+        ['prod'],
+      );
+      const one = await replay('get-environment');
+      assert.equal(one.status, 200, one.text);
+      assert.equal(one.body.name, 'prod');
+    });
+
+    it('log environment (page, per_page, interval, reverse): newest first, with the fields the CLI reads', async () => {
+      const res = await replay('log-environment');
+      assert.equal(res.status, 200, res.text);
+      const rows = res.body as Record<string, unknown>[];
+      assert.deepEqual(
+        rows.map((r) => [r.snapshot_index, r.event_type, r.artifact_name]),
+        [
+          [2, 'exited', 'shop:1'],
+          [2, 'started', 'shop:2'],
+          [1, 'started', 'shop:1'],
+        ],
+      );
+      for (const row of rows) {
+        assert.equal(typeof row.sha256, 'string');
+        assert.equal(typeof row.description, 'string');
+        assert.equal(typeof row.reported_at, 'number');
+        assert.equal(typeof row.pipeline, 'string');
+      }
+      const between = await t.http.get(
+        '/api/v2/environments/demo/prod/events?interval=1..1&page=1&per_page=15',
+      );
+      assert.deepEqual(
+        between.body.map((r: Record<string, unknown>) => r.snapshot_index),
+        [1],
+      );
+    });
+
+    it('create policy, then attach-policy: the environment judged by it', async () => {
+      const created = await replay('create-policy');
+      assert.equal(created.status, 201, created.text);
+      const attached = await replay('attach-policy');
+      assert.equal(attached.status, 200, attached.text);
+      const env = (await t.http.get('/api/v2/environments/demo/prod').expect(200)).body;
+      assert.deepEqual(env.policies, ['prod-policy']);
+    });
+
+    it('tag env: the tag on the environment', async () => {
+      const res = await replay('tag-environment');
+      assert.equal(res.status, 200, res.text);
+      const env = (await t.http.get('/api/v2/environments/demo/prod').expect(200)).body;
+      assert.deepEqual(env.tags, { stage: 'live' });
+    });
+
+    it('a JSON null body (sent by DELETE and archive) reads as no body; other bare values are still refused', async () => {
+      const ok = await t.http
+        .get('/api/v2/environments/demo')
+        .set('Content-Type', 'application/json')
+        .send('null');
+      assert.equal(ok.status, 200, ok.text);
+      const refused = await t.http
+        .put('/api/v2/environments/demo')
+        .set('Content-Type', 'application/json')
+        .send('"prod"');
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.body, {
+        message: 'Input payload validation failed',
+        errors: { body: 'Malformed JSON' },
+      });
+    });
+  });
+}
