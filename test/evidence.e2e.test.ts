@@ -219,9 +219,10 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     it('registers repositories from repo_info', async () => {
       const list = await t.http.get('/api/v2/repos/acme');
       assert.deepEqual(
-        list.body.map((r: { name: string; provider: string }) => [r.name, r.provider]),
+        list.body.repos.map((r: { name: string; provider: string }) => [r.name, r.provider]),
         [['acme/backend', 'github']],
       );
+      assert.deepEqual([list.body.page, list.body.total_pages, list.body.total_count], [1, 1, 1]);
       const one = await t.http.get(`/api/v2/repos/acme/${encodeURIComponent('acme/backend')}`);
       assert.deepEqual([one.status, one.body.url], [200, 'https://git.example/acme/backend']);
       assert.deepEqual((await t.http.get('/api/v2/repos/acme/ghost')).body.message, 'Repo not found');

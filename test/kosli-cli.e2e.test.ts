@@ -156,6 +156,38 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal(t1.compliance_state, 'COMPLIANT');
     });
 
+    it('create attestation-type (data_json with a jq evaluator, the schema as type_schema): the type, with versions', async () => {
+      const res = await replay('create-attestation-type');
+      assert.equal(res.status, 201, res.text);
+      const type = (await t.http.get('/api/v2/custom-attestation-types/demo/coverage').expect(200)).body;
+      assert.deepEqual(type.jq_rules, ['.coverage > 80']);
+      assert.deepEqual(type.schema.required, ['coverage']);
+      assert.equal(type.versions.length, 1);
+      assert.deepEqual(type.versions[0].evaluator, { content_type: 'jq', rules: ['.coverage > 80'] });
+    });
+
+    it('attest custom: judged by the type’s schema and jq rules', async () => {
+      const res = await replay('attest-custom');
+      assert.equal(res.status, 201, res.text);
+      assert.equal((await trail()).attestations.cov.compliant, true);
+    });
+
+    it('get attestation-type: name and versions as the CLI prints them', async () => {
+      const res = await replay('get-attestation-type');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.name, 'coverage');
+      assert.equal(res.body.versions[0].version, 1);
+    });
+
+    it('create attestation-type without a schema, then archive it (a JSON null body): archived', async () => {
+      assert.equal((await replay('create-attestation-type-old')).status, 201);
+      const res = await replay('archive-attestation-type');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body, 'Custom attestation type archived');
+      const type = (await t.http.get('/api/v2/custom-attestation-types/demo/old').expect(200)).body;
+      assert.equal(type.archived, true);
+    });
+
     it('list trails --flow: a page of {name, description, compliance_state}', async () => {
       const res = await replay('list-trails');
       assert.equal(res.status, 200, res.text);
@@ -170,7 +202,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const res = await replay('get-trail');
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.name, 't1');
-      assert.equal(res.body.events.length, 5);
+      assert.equal(res.body.events.length, 6);
     });
 
     it('list environments and get environment', async () => {
@@ -212,6 +244,113 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       );
     });
 
+    it('list snapshots: newest first, with from, to (0: in force), duration and compliant', async () => {
+      const res = await replay('list-snapshots');
+      assert.equal(res.status, 200, res.text);
+      const [second, first] = res.body;
+      assert.deepEqual([second.index, first.index], [2, 1]);
+      assert.equal(second.to, 0);
+      assert.equal(first.to, second.from);
+      assert.equal(typeof first.duration, 'number');
+      assert.equal(typeof first.compliant, 'boolean');
+    });
+
+    it('get snapshot (latest, #N and ~N): artifacts with pods by name, flow, commit and compliance', async () => {
+      const latest = await replay('get-snapshot');
+      assert.equal(latest.status, 200, latest.text);
+      assert.equal(latest.body.index, 2);
+      assert.equal(latest.body.artifacts[0].name, 'shop:2');
+      assert.equal(latest.body.artifacts[0].flow_name, '');
+      for (const command of ['get-snapshot-hash', 'get-snapshot-tilde']) {
+        const res = await replay(command);
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.body.index, 1);
+        const [artifact] = res.body.artifacts;
+        assert.equal(artifact.name, 'shop:1');
+        assert.equal(artifact.flow_name, 'shop');
+        assert.equal(artifact.compliant, true);
+        assert.equal(artifact.git_commit.length, 40);
+        assert.deepEqual(artifact.pods, {
+          'shop-5d8-x2x': { namespace: 'prod', creationTimestamp: 1795390000, owners: [] },
+        });
+        assert.deepEqual(artifact.creationTimestamp, [1795390000]);
+        assert.deepEqual(artifact.annotation, { type: 'started', was: 0, now: 1 });
+      }
+    });
+
+    it('diff snapshots prod~1 prod: what left, what came', async () => {
+      const res = await replay('diff-snapshots');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.snappish1.snapshot_id, 'prod#1');
+      assert.deepEqual(
+        res.body.snappish1.artifacts.map((a: Record<string, unknown>) => [
+          a.name,
+          a.flow,
+          a.s1_instance_count,
+        ]),
+        [['shop:1', 'shop', 1]],
+      );
+      assert.deepEqual(
+        res.body.snappish2.artifacts.map((a: Record<string, unknown>) => [a.name, a.s2_instance_count]),
+        [['shop:2', 1]],
+      );
+      assert.deepEqual(res.body.changed.artifacts, []);
+      assert.deepEqual(res.body['not-changed'].artifacts, []);
+    });
+
+    it('assert artifact --flow: compliant, with the statuses of its attestations', async () => {
+      const res = await replay('assert-artifact');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.compliant, true);
+      assert.equal(res.body.scope, 'flow');
+      const [flow] = res.body.flows;
+      assert.deepEqual([flow.flow, flow.trail], ['shop', 't1']);
+      assert.deepEqual(
+        flow.compliance_status.attestations_statuses
+          .map((a: Record<string, unknown>) => a.attestation_name)
+          .sort(),
+        ['cov', 'review', 'scan', 'tests'],
+      );
+    });
+
+    it('assert snapshot: the latest snapshot’s compliance (here not: shop:2 has no provenance)', async () => {
+      const res = await replay('assert-snapshot');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.compliant, false);
+    });
+
+    it('search by a fingerprint prefix: resolved to the artifact', async () => {
+      const res = await replay('search');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.resolved_to.type, 'fingerprint');
+      assert.equal(res.body.resolved_to.full_match, FINGERPRINT);
+      assert.deepEqual(
+        res.body.artifacts.map((a: Record<string, unknown>) => [a.name, a.flow, a.compliance_state]),
+        [['app.bin', 'shop', 'COMPLIANT']],
+      );
+    });
+
+    it('list artifacts --flow, get artifact flow@fingerprint: the artifact, its state and trail', async () => {
+      const list = await replay('list-artifacts');
+      assert.equal(list.status, 200, list.text);
+      assert.deepEqual(
+        list.body.map((a: Record<string, unknown>) => [a.filename, a.fingerprint, a.state]),
+        [['app.bin', FINGERPRINT, 'COMPLIANT']],
+      );
+      const one = await replay('get-artifact');
+      assert.equal(one.status, 200, one.text);
+      assert.deepEqual(
+        one.body.map((a: Record<string, unknown>) => [a.flow_name, a.trail_name, a.build_url]),
+        [['shop', 't1', 'https://ci.example.com/1']],
+      );
+    });
+
+    it('list repos: a page', async () => {
+      const res = await replay('list-repos');
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body, { repos: [], page: 1, per_page: 15, total_pages: 0, total_count: 0 });
+    });
+
     it('create policy, then attach-policy: the environment judged by it', async () => {
       const created = await replay('create-policy');
       assert.equal(created.status, 201, created.text);
@@ -226,6 +365,34 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal(res.status, 200, res.text);
       const env = (await t.http.get('/api/v2/environments/demo/prod').expect(200)).body;
       assert.deepEqual(env.tags, { stage: 'live' });
+    });
+
+    it('tag flow: the tag on the flow', async () => {
+      const res = await replay('tag-flow');
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual((await t.http.get('/api/v2/flows/demo/shop').expect(200)).body.tags, {
+        team: 'payments',
+      });
+    });
+
+    it('create service-account, create api-key, list api-keys: the new key works', async () => {
+      assert.equal((await replay('create-service-account')).status, 201);
+      const created = await replay('create-api-key');
+      assert.equal(created.status, 201, created.text);
+      const listed = await replay('list-api-keys');
+      assert.equal(listed.status, 200, listed.text);
+      assert.equal(listed.body.length, 1);
+      assert.equal(listed.body[0].description, 'for ci');
+      const withKey = await t.http
+        .get('/api/v2/flows/demo')
+        .set('Authorization', `Bearer ${created.body.key as string}`);
+      assert.equal(withKey.status, 200);
+    });
+
+    it('status: /ready at the host root answers ready', async () => {
+      const res = await replay('status');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.status, 'ok');
     });
 
     it('a JSON null body (sent by DELETE and archive) reads as no body; other bare values are still refused', async () => {

@@ -11,7 +11,7 @@ import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
 import { environmentStream } from './environment.decider';
-import { parseSnapshotRef } from './snapshot-ref';
+import { parseSnapshotRef, snapshotIndex } from './snapshot-ref';
 import { environmentView } from './environment-view';
 import { assessRunning } from './running-assessment';
 import {
@@ -174,8 +174,7 @@ export class EnvironmentsController {
     const reads = await this.readsAt(org, env, inForce);
     const environment = await this.environment(org, env, reads);
     const latest = (environment.latest_snapshot as number) ?? 0;
-    const index =
-      ref.kind === 'index' ? ref.index : ref.kind === 'before_latest' ? latest - ref.back : latest;
+    const index = snapshotIndex(ref, latest);
     const doc =
       index > 0 && index <= latest
         ? await reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, index) })

@@ -2,3 +2,4 @@ export * from './environments.module';
 export * from './environments.projection';
 export * from './environment.decider';
 export * from './environment.commands';
+export * from './snapshot-ref';

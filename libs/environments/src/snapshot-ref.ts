@@ -21,3 +21,10 @@ export function parseSnapshotRef(raw: string): SnapshotRef {
   if (match) return { kind: 'at', at: Number(match[1]) };
   throw new ApiError(400, VALIDATION_FAILED, { index: MESSAGE });
 }
+
+/** The snapshot number a reference names, given the latest (for `at`: the latest then); 0 or less: none. */
+export function snapshotIndex(ref: SnapshotRef, latest: number): number {
+  if (ref.kind === 'index') return ref.index;
+  if (ref.kind === 'before_latest') return latest - ref.back;
+  return latest;
+}

@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires, tagsOf } from '#des/platform';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiError, AtQuery, PageQuery, READ_STORE, ReadModelsAt, Requires, tagsOf } from '#des/platform';
 import { withoutInternals } from '#des/projections';
 import type { Doc, ReadStore } from '#des/read-store';
 import { REPOS, repoId } from './repos.projection';
@@ -25,9 +25,21 @@ export class ReposController {
 
   @Get(':org')
   @Requires('reader')
-  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ description: '{repos, page, per_page, total_pages, total_count} (the Kosli CLI reads this page)' })
+  async list(@Param('org') org: string, @Query() { at, page = 1, per_page: perPage = 20 }: PageQuery) {
     const reads = await this.readsAt(org, at);
-    return (await reads.collection(REPOS).find({ org }, { sort: { name: 1 } })).map(repoView);
+    const collection = reads.collection(REPOS);
+    const [total, docs] = await Promise.all([
+      collection.count({ org }),
+      collection.find({ org }, { sort: { name: 1 }, skip: (page - 1) * perPage, limit: perPage }),
+    ]);
+    return {
+      repos: docs.map(repoView),
+      page,
+      per_page: perPage,
+      total_pages: Math.ceil(total / perPage),
+      total_count: total,
+    };
   }
 
   @Get(':org/:name')

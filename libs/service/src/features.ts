@@ -14,6 +14,7 @@ import { tagsFeature } from '#des/tags';
 import { policiesFeature } from '#des/policies';
 import { actionsFeature } from '#des/actions';
 import { ledgerFeature } from '#des/ledger';
+import { kosliCompatFeature } from '#des/kosli-compat';
 
 /** Every feature of the service, once; a new feature library joins here. */
 export const features: ServiceFeature[] = [
@@ -30,6 +31,7 @@ export const features: ServiceFeature[] = [
   policiesFeature,
   actionsFeature,
   ledgerFeature,
+  kosliCompatFeature,
 ];
 
 /** Every read model of the service; the projector runs them, the CLI rebuilds them. */

@@ -1,0 +1,133 @@
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { IsOptional, IsString } from 'class-validator';
+import { ApiError, PageQuery, READ_STORE, Requires } from '#des/platform';
+import type { Doc, ReadStore } from '#des/read-store';
+import { ARTIFACTS, type RunningData } from '#des/trails';
+import { provenanceOf } from './artifact-provenance';
+
+class ArtifactsQuery extends PageQuery {
+  @ApiPropertyOptional() @IsOptional() @IsString() flow_name?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() repo_name?: string;
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Artifacts as the Kosli CLI lists, gets and searches them: `GET
+ * /artifacts/{org}`, `/artifacts/{org}/{flow}/fingerprint/{fp}` (or
+ * `/commit/{sha}`) and `/search/{org}/sha/{prefix}`.
+ */
+@ApiTags('kosli cli')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller()
+export class ArtifactsController {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  @Get('artifacts/:org')
+  @Requires('reader')
+  @ApiOkResponse({ description: 'A page of artifacts, newest first' })
+  async list(@Param('org') org: string, @Query() query: ArtifactsQuery) {
+    const perPage = query.per_page ?? 20;
+    const filter = {
+      org,
+      ...(query.flow_name ? { flow: query.flow_name } : {}),
+      ...(query.repo_name ? { 'repo_info.name': query.repo_name } : {}),
+    };
+    const docs = await this.reads.collection(ARTIFACTS).find(filter, {
+      sort: { reported_at: -1, _id: 1 },
+      skip: ((query.page ?? 1) - 1) * perPage,
+      limit: perPage,
+    });
+    return Promise.all(docs.map((d) => this.kosliArtifact(org, d)));
+  }
+
+  @Get('artifacts/:org/:flow/:kind/:id')
+  @Requires('reader')
+  @ApiOkResponse({ description: 'The artifacts of the flow with that fingerprint or commit' })
+  async read(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('kind') kind: string,
+    @Param('id') id: string,
+  ) {
+    if (kind !== 'fingerprint' && kind !== 'commit') throw new ApiError(404, 'Artifact not found');
+    const docs = await this.reads
+      .collection(ARTIFACTS)
+      .find(kind === 'fingerprint' ? { org, flow, fingerprint: id } : { org, flow, git_commit: id });
+    if (!docs.length) throw new ApiError(404, 'Artifact not found');
+    return Promise.all(docs.map((d) => this.kosliArtifact(org, d)));
+  }
+
+  @Get('search/:org/sha/:prefix')
+  @Requires('reader')
+  @ApiOkResponse({ description: '{resolved_to, artifacts}: the fingerprints and commits the prefix matches' })
+  async search(@Param('org') org: string, @Param('prefix') prefix: string) {
+    if (!/^[0-9a-fA-F]{4,64}$/.test(prefix))
+      throw new ApiError(400, 'Input payload validation failed', { sha: 'a sha is 4 to 64 hex digits' });
+    const starts = { $regex: `^${escapeRegex(prefix.toLowerCase())}` };
+    const [byFingerprint, byCommit] = await Promise.all([
+      this.reads.collection(ARTIFACTS).find({ org, fingerprint: starts }),
+      this.reads.collection(ARTIFACTS).find({ org, git_commit: starts }),
+    ]);
+    const fingerprints = [...new Set(byFingerprint.map((d) => d.fingerprint as string))];
+    const commits = [...new Set(byCommit.map((d) => d.git_commit as string))];
+    const type =
+      fingerprints.length === 1 && !commits.length
+        ? 'fingerprint'
+        : commits.length === 1 && !fingerprints.length
+          ? 'commit'
+          : 'mixed';
+    if (!fingerprints.length && !commits.length) throw new ApiError(404, `No match for '${prefix}'`);
+    const docs = [...new Map([...byFingerprint, ...byCommit].map((d) => [d._id, d])).values()];
+    const artifacts = await Promise.all(
+      docs.map(async (d) => {
+        const view = await this.kosliArtifact(org, d);
+        return {
+          ...view,
+          name: view.filename,
+          flow: view.flow_name,
+          has_provenance: true,
+          compliance_state: view.state,
+          running_in: view.running.map((r) => `${r.environment_name}#${r.snapshot_index}`),
+          exited_from: view.exited.map((r) => `${r.environment_name}#${r.snapshot_index}`),
+        };
+      }),
+    );
+    return {
+      resolved_to: {
+        type,
+        full_match: type === 'fingerprint' ? fingerprints[0] : type === 'commit' ? commits[0] : '',
+        fingerprints: { type: 'fingerprint', count: fingerprints.length, matches: fingerprints },
+        commits: { type: 'commit', count: commits.length, matches: commits },
+      },
+      artifacts,
+    };
+  }
+
+  /** An artifact in the shape the CLI prints: its flow and trail, its trail's compliance, where it runs and ran. */
+  private async kosliArtifact(org: string, doc: Doc) {
+    const [origin] = await provenanceOf(this.reads, org, doc.fingerprint as string, doc.flow as string);
+    const inTrail = origin?.view?.artifacts.find((a) => a.fingerprint === doc.fingerprint);
+    const where = (list: RunningData[] | undefined) =>
+      (list ?? []).map((r) => ({ environment_name: r.environment, snapshot_index: r.snapshot_index }));
+    return {
+      filename: doc.filename as string,
+      fingerprint: doc.fingerprint as string,
+      flow_name: doc.flow as string,
+      trail_name: doc.trail as string,
+      template_reference_name: (doc.template_reference_name as string | null) ?? null,
+      // Seven characters at least: the CLI prints the first seven.
+      git_commit: ((doc.git_commit as string | null) || 'unknown').padEnd(7),
+      commit_url: (doc.commit_url as string | null) ?? '',
+      build_url: (doc.build_url as string | null) ?? '',
+      html_url: '',
+      state: origin?.view ? (origin.compliant ? 'COMPLIANT' : 'NON-COMPLIANT') : 'INCOMPLETE',
+      created_at: doc.reported_at as number,
+      running: where(inTrail?.running as RunningData[] | undefined),
+      exited: where(inTrail?.exited as RunningData[] | undefined),
+      history: [],
+    };
+  }
+}

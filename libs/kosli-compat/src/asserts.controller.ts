@@ -1,0 +1,96 @@
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { IsOptional, IsString } from 'class-validator';
+import { ENVIRONMENTS, environmentId, SNAPSHOTS, snapshotId } from '#des/environments';
+import { ApiError, READ_STORE, Requires } from '#des/platform';
+import type { ReadStore } from '#des/read-store';
+import { trailCompliance } from '#des/trails';
+import { type Provenance, provenanceOf } from './artifact-provenance';
+
+class AssertQuery {
+  @ApiPropertyOptional() @IsOptional() @IsString() flow_name?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() environment_name?: string;
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsString({ each: true })
+  policy_name?: string | string[];
+}
+
+/** The attestations a trail asks for and has, for the artifact: made ones with their verdict, missing ones. */
+function attestationStatuses(p: Provenance, fingerprint: string) {
+  if (!p.view) return [];
+  const artifact = p.view.artifacts.find((a) => a.fingerprint === fingerprint);
+  const made = [...Object.values(p.view.attestations), ...Object.values(artifact?.attestations ?? {})];
+  const compliance = trailCompliance(p.view, p.template);
+  return [
+    ...made.map((a) => ({
+      attestation_name: a.name,
+      attestation_type: a.type,
+      status: 'COMPLETE',
+      is_compliant: a.compliant,
+      unexpected: false,
+    })),
+    ...compliance.missing.map((name) => ({
+      attestation_name: name,
+      attestation_type: '',
+      status: 'MISSING',
+      is_compliant: false,
+      unexpected: false,
+    })),
+  ];
+}
+
+/**
+ * `kosli assert artifact`: is an artifact (by fingerprint) compliant in its
+ * flows, or (`environment_name`) compliant and running in the environment's
+ * latest snapshot, itself compliant. In the shape the CLI decodes.
+ */
+@ApiTags('kosli cli')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller('asserts')
+export class AssertsController {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  @Get(':org/fingerprint/:fingerprint')
+  @Requires('reader')
+  @ApiOkResponse({ description: '{compliant, scope, environment?, policy_evaluations, flows, html_url}' })
+  async artifact(
+    @Param('org') org: string,
+    @Param('fingerprint') fingerprint: string,
+    @Query() query: AssertQuery,
+  ) {
+    const provenance = await provenanceOf(this.reads, org, fingerprint, query.flow_name);
+    if (!provenance.length) throw new ApiError(404, 'Artifact not found');
+    let compliant = provenance.every((p) => p.compliant);
+    const scope = query.environment_name ? 'environment' : 'flow';
+    if (query.environment_name)
+      compliant = compliant && (await this.runsCompliant(org, query.environment_name, fingerprint));
+    return {
+      compliant,
+      scope,
+      ...(query.environment_name ? { environment: query.environment_name } : {}),
+      policy_evaluations: [],
+      flows: provenance.map((p) => ({
+        flow: p.flow,
+        trail: p.trail,
+        compliance_status: {
+          status: p.view ? trailCompliance(p.view, p.template).status : 'INCOMPLETE',
+          attestations_statuses: attestationStatuses(p, fingerprint),
+        },
+      })),
+      html_url: '',
+    };
+  }
+
+  /** Whether the artifact runs in the environment's latest snapshot and that snapshot is compliant. */
+  private async runsCompliant(org: string, env: string, fingerprint: string): Promise<boolean> {
+    const environment = await this.reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, env) });
+    if (!environment) throw new ApiError(404, 'Environment not found');
+    const latest = environment.latest_snapshot as number | undefined;
+    if (!latest) return false;
+    const snapshot = await this.reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, latest) });
+    const running = (snapshot?.artifacts as { fingerprint: string }[] | undefined) ?? [];
+    return snapshot?.compliant === true && running.some((a) => a.fingerprint === fingerprint);
+  }
+}

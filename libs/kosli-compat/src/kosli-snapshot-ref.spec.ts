@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fromKosliRef, splitSnappish } from './kosli-snapshot-ref';
+
+const NOW = 1_800_000_000;
+
+describe('Kosli snapshot references', () => {
+  it('given each form the CLI sends, when read, then it is this service’s reference', () => {
+    assert.equal(fromKosliRef('-1', NOW), '-1');
+    assert.equal(fromKosliRef('-2', NOW), '~1');
+    assert.equal(fromKosliRef('-4', NOW), '~3');
+    assert.equal(fromKosliRef('#7', NOW), '7');
+    assert.equal(fromKosliRef('7', NOW), '7');
+    assert.equal(fromKosliRef('~2', NOW), '~2');
+    assert.equal(fromKosliRef('@{2023-10-02T12:00:00}', NOW), `@${Date.UTC(2023, 9, 2, 12) / 1000}`);
+    assert.equal(fromKosliRef('@{3.hours.ago}', NOW), `@${NOW - 3 * 3600}`);
+    assert.equal(fromKosliRef('@{1.day.ago}', NOW), `@${NOW - 86_400}`);
+  });
+
+  it('given a time it cannot read, then 400 naming the forms', () => {
+    assert.throws(() => fromKosliRef('@{yesterday}', NOW), /Input payload validation failed/);
+  });
+
+  it('given a snappish, then its environment and reference', () => {
+    assert.deepEqual(splitSnappish('prod'), { env: 'prod', ref: '-1' });
+    assert.deepEqual(splitSnappish('prod#3'), { env: 'prod', ref: '#3' });
+    assert.deepEqual(splitSnappish('prod~1'), { env: 'prod', ref: '~1' });
+    assert.deepEqual(splitSnappish('prod@{1.day.ago}'), { env: 'prod', ref: '@{1.day.ago}' });
+  });
+});

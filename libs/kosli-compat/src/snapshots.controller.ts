@@ -1,0 +1,216 @@
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import {
+  ENVIRONMENTS,
+  environmentId,
+  environmentStream,
+  parseSnapshotRef,
+  snapshotIndex,
+  SNAPSHOTS,
+  snapshotId,
+} from '#des/environments';
+import { ApiError, PageQuery, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
+import { withoutInternals } from '#des/projections';
+import type { Doc, ReadStore } from '#des/read-store';
+import { provenanceOf } from './artifact-provenance';
+import { fromKosliRef, splitSnappish } from './kosli-snapshot-ref';
+
+class SnapshotsQuery extends PageQuery {
+  @ApiPropertyOptional({ description: 'Snapshots: `N`, `N..M`, or empty for all' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^(\d+(\.\.\d+)?)?$/, { message: 'interval is N or N..M (snapshot numbers)' })
+  interval?: string;
+
+  @ApiPropertyOptional({ description: 'true: oldest first' })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  reverse?: string;
+}
+
+class DiffQuery {
+  @ApiPropertyOptional({ description: 'env, env#N, env~N or env@{…}' }) @IsString() snappish1!: string;
+  @ApiPropertyOptional({ description: 'env, env#N, env~N or env@{…}' }) @IsString() snappish2!: string;
+}
+
+interface SnapshotArtifact {
+  fingerprint: string;
+  artifact_name: string;
+  instances: number;
+  pods: { pod: string; namespace: string; created_at: number }[];
+  since_snapshot: number;
+}
+
+const now = () => Date.now() / 1000;
+
+/**
+ * Snapshots as the Kosli CLI reads them (`list/get/assert snapshot`,
+ * `diff snapshots`): `/snapshots/{org}/{env}[/{ref}]` and `/env-diff/{org}`.
+ * The spec's own snapshot routes (under /environments) keep their shapes.
+ */
+@ApiTags('kosli cli')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller()
+export class SnapshotsController {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly history: ReadModelsAt,
+  ) {}
+
+  @Get('snapshots/:org/:env')
+  @Requires('reader')
+  @ApiOkResponse({ description: '[{index, from, to (0: in force), duration, compliant}]' })
+  async list(@Param('org') org: string, @Param('env') env: string, @Query() query: SnapshotsQuery) {
+    const environment = await this.environment(this.reads, org, env);
+    const latest = (environment.latest_snapshot as number | undefined) ?? 0;
+    const [first, last = first] = query.interval ? query.interval.split('..').map(Number) : [1, latest];
+    const oldestFirst = query.reverse === 'true';
+    const perPage = query.per_page ?? 15;
+    const skip = ((query.page ?? 1) - 1) * perPage;
+    const docs = await this.reads
+      .collection(SNAPSHOTS)
+      .find(
+        { org, environment: env, index: { $gte: Math.min(first, last), $lte: Math.max(first, last) } },
+        { sort: { index: oldestFirst ? 1 : -1 }, skip, limit: perPage },
+      );
+    const next = await this.reads.collection(SNAPSHOTS).find({
+      _id: { $in: docs.map((d) => snapshotId(org, env, (d.index as number) + 1)) },
+    });
+    const followedAt = new Map(next.map((d) => [(d.index as number) - 1, d.timestamp as number]));
+    return docs.map((d) => {
+      const from = d.timestamp as number;
+      const to = followedAt.get(d.index as number) ?? 0;
+      return { index: d.index, from, to, duration: (to || now()) - from, compliant: d.compliant };
+    });
+  }
+
+  @Get('snapshots/:org/:env/:ref')
+  @Requires('reader')
+  @ApiOkResponse({ description: 'The snapshot, its artifacts with their pods by name, flow and compliance' })
+  async read(@Param('org') org: string, @Param('env') env: string, @Param('ref') ref: string) {
+    const { environment, snapshot, reads } = await this.snapshot(org, env, ref);
+    return this.kosliSnapshot(reads, org, environment, snapshot);
+  }
+
+  @Get('env-diff/:org')
+  @Requires('reader')
+  @ApiOkResponse({ description: '{snappish1, snappish2, changed, not-changed}: {snapshot_id, artifacts}' })
+  async diff(@Param('org') org: string, @Query() query: DiffQuery) {
+    const [one, two] = await Promise.all(
+      [query.snappish1, query.snappish2].map(async (snappish) => {
+        const { env, ref } = splitSnappish(snappish);
+        const found = await this.snapshot(org, env, ref);
+        return { id: `${env}#${found.snapshot.index as number}`, ...found };
+      }),
+    );
+    const byFingerprint = (doc: Doc) =>
+      new Map((doc.artifacts as SnapshotArtifact[]).map((a) => [a.fingerprint, a]));
+    const [a1, a2] = [byFingerprint(one.snapshot), byFingerprint(two.snapshot)];
+    const flows = new Map<string, string>();
+    for (const fingerprint of new Set([...a1.keys(), ...a2.keys()])) {
+      const [first] = await provenanceOf(this.reads, org, fingerprint);
+      flows.set(fingerprint, first?.flow ?? '');
+    }
+    const entry = (a: SnapshotArtifact, s1: number, s2: number) => ({
+      fingerprint: a.fingerprint,
+      name: a.artifact_name,
+      flow: flows.get(a.fingerprint) ?? '',
+      commit_url: '',
+      most_recent_timestamp: Math.max(0, ...a.pods.map((p) => p.created_at)),
+      instance_count: s2 || s1,
+      s1_instance_count: s1,
+      s2_instance_count: s2,
+      pods: a.pods.map((p) => p.pod),
+    });
+    const only1 = [...a1.values()].filter((a) => !a2.has(a.fingerprint)).map((a) => entry(a, a.instances, 0));
+    const only2 = [...a2.values()].filter((a) => !a1.has(a.fingerprint)).map((a) => entry(a, 0, a.instances));
+    const both = [...a2.values()].filter((a) => a1.has(a.fingerprint));
+    const changed = both.filter((a) => a1.get(a.fingerprint)!.instances !== a.instances);
+    const same = both.filter((a) => a1.get(a.fingerprint)!.instances === a.instances);
+    return {
+      snappish1: { snapshot_id: one.id, artifacts: only1 },
+      snappish2: { snapshot_id: two.id, artifacts: only2 },
+      changed: {
+        snapshot_id: '',
+        artifacts: changed.map((a) => entry(a, a1.get(a.fingerprint)!.instances, a.instances)),
+      },
+      'not-changed': { snapshot_id: '', artifacts: same.map((a) => entry(a, a.instances, a.instances)) },
+    };
+  }
+
+  private async environment(reads: ReadStore, org: string, env: string): Promise<Doc> {
+    const doc = await reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, env) });
+    if (!doc) throw new ApiError(404, 'Environment not found');
+    return doc;
+  }
+
+  /** The snapshot a Kosli reference names; one in force at an instant is found in the environment as it was then. */
+  private async snapshot(org: string, env: string, raw: string) {
+    const ref = parseSnapshotRef(fromKosliRef(raw, now()));
+    const reads =
+      ref.kind === 'at'
+        ? await this.history.at({ streams: [environmentStream(org, env)] }, ref.at)
+        : this.reads;
+    const environment = await this.environment(reads, org, env);
+    const latest = (environment.latest_snapshot as number | undefined) ?? 0;
+    const index = snapshotIndex(ref, latest);
+    const snapshot =
+      index > 0 && index <= latest
+        ? await reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, index) })
+        : null;
+    if (!snapshot) throw new ApiError(404, 'Snapshot not found');
+    return { environment, snapshot, reads };
+  }
+
+  /** The spec's snapshot fields, with the artifacts as the CLI decodes them (pods by name, flow, commit, compliance). */
+  private async kosliSnapshot(reads: ReadStore, org: string, environment: Doc, snapshot: Doc) {
+    const index = snapshot.index as number;
+    const previous =
+      index > 1
+        ? await reads
+            .collection(SNAPSHOTS)
+            .findOne({ _id: snapshotId(org, environment.name as string, index - 1) })
+        : null;
+    const before = new Map(
+      ((previous?.artifacts as SnapshotArtifact[] | undefined) ?? []).map((a) => [
+        a.fingerprint,
+        a.instances,
+      ]),
+    );
+    const artifacts = await Promise.all(
+      (snapshot.artifacts as SnapshotArtifact[]).map(async (a) => {
+        const [origin] = await provenanceOf(this.reads, org, a.fingerprint);
+        const was = before.get(a.fingerprint) ?? 0;
+        return {
+          name: a.artifact_name,
+          fingerprint: a.fingerprint,
+          flow_name: origin?.flow ?? '',
+          trail_name: origin?.trail ?? '',
+          compliant: origin?.compliant ?? false,
+          deployments: [],
+          git_commit: origin?.git_commit ?? '',
+          commit_url: origin?.commit_url ?? '',
+          creationTimestamp: a.pods.map((p) => p.created_at),
+          pods: Object.fromEntries(
+            a.pods.map((p) => [
+              p.pod,
+              { namespace: p.namespace, creationTimestamp: p.created_at, owners: [] },
+            ]),
+          ),
+          annotation: {
+            type: was === 0 ? 'started' : was === a.instances ? 'unchanged' : 'scaled',
+            was,
+            now: a.instances,
+          },
+          instances: a.instances,
+          since_snapshot: a.since_snapshot,
+        };
+      }),
+    );
+    const { artifacts: _spec, ...fields } = withoutInternals(snapshot);
+    return { ...fields, type: environment.type, user_id: '', user_name: '', artifacts };
+  }
+}
