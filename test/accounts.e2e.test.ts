@@ -89,7 +89,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const again = await createAccount('ci-pipeline', 'reader');
       assert.deepEqual(
         [again.status, again.body],
-        [409, { message: 'Service account already exists', errors: null }],
+        [400, { message: 'Service account already exists', errors: null }],
       );
       const small = await t.app.get(OrganizationBootstrap).createOrganization('small', [], 2);
       const smallHttp = request.agent(t.server).set('Authorization', `Bearer ${small.key}`);
@@ -102,7 +102,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         .send({ name: 'two', privilege: 'reader' });
       assert.deepEqual(
         [full.status, full.body],
-        [409, { message: "Maximum number of users has been reached for 'small'", errors: null }],
+        [400, { message: "Maximum number of users has been reached for 'small'", errors: null }],
       );
     });
 

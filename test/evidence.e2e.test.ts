@@ -241,7 +241,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const again = await t.http
         .post('/api/v2/custom-attestation-types/acme')
         .send({ name: 'coverage', schema: {} });
-      assert.deepEqual([again.status, again.body.message], [409, 'Custom attestation type already exists']);
+      assert.deepEqual([again.status, again.body.message], [400, 'Custom attestation type already exists']);
       const badType = await t.http
         .post('/api/v2/custom-attestation-types/acme')
         .send({ name: 'broken', schema: { type: 'nonsense' }, jq_rules: ['.a |||'] });

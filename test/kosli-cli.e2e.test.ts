@@ -377,6 +377,9 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
 
     it('create service-account, create api-key, list api-keys: the new key works', async () => {
       assert.equal((await replay('create-service-account')).status, 201);
+      // Sent again: a permanent conflict, so not 409 (which the CLI retries).
+      const again = await replay('create-service-account');
+      assert.deepEqual([again.status, again.body.message], [400, 'Service account already exists']);
       const created = await replay('create-api-key');
       assert.equal(created.status, 201, created.text);
       const listed = await replay('list-api-keys');

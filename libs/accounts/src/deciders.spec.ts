@@ -26,7 +26,7 @@ describe('organization decider', () => {
     organization
       .given(created)
       .when({ kind: 'create_organization', name: 'acme', features: [], maxUsers: 1 })
-      .thenError(409, "Organization 'acme' already exists", null);
+      .thenError(400, "Organization 'acme' already exists", null);
   });
 
   it('creates service accounts up to the maximum number of users', () => {
@@ -49,11 +49,11 @@ describe('organization decider', () => {
     organization
       .given(created, account('admin'))
       .when(cmd('admin'))
-      .thenError(409, 'Service account already exists');
+      .thenError(400, 'Service account already exists');
     organization
       .given(created, account('a'), account('b'))
       .when(cmd('third'))
-      .thenError(409, "Maximum number of users has been reached for 'acme'", null);
+      .thenError(400, "Maximum number of users has been reached for 'acme'", null);
     organization.given().when(cmd('x')).thenError(404);
   });
 });

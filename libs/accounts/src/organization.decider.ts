@@ -59,7 +59,7 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationState
   decide(command, state) {
     switch (command.kind) {
       case 'create_organization':
-        if (state.exists) throw new DomainError(409, `Organization '${command.name}' already exists`);
+        if (state.exists) throw new DomainError(400, `Organization '${command.name}' already exists`);
         return [
           {
             type: 'organization_created',
@@ -68,9 +68,9 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationState
         ];
       case 'create_service_account':
         if (!state.exists) throw new DomainError(404, 'Organization not found');
-        if (state.accounts[command.name]) throw new DomainError(409, 'Service account already exists');
+        if (state.accounts[command.name]) throw new DomainError(400, 'Service account already exists');
         if (Object.keys(state.accounts).length >= state.maxUsers) {
-          throw new DomainError(409, `Maximum number of users has been reached for '${state.name}'`);
+          throw new DomainError(400, `Maximum number of users has been reached for '${state.name}'`);
         }
         return [
           {

@@ -78,7 +78,7 @@ describe('delivery decider', () => {
       .then([]); // a late report of round 1
     given(scheduled, delivered(1))
       .when({ kind: 'redeliver', id: 'd1' })
-      .thenError(409, 'Only a dead-lettered delivery can be sent again');
+      .thenError(400, 'Only a dead-lettered delivery can be sent again');
     given().when({ kind: 'redeliver', id: 'd1' }).thenError(404, 'Delivery not found');
   });
 

@@ -123,7 +123,7 @@ export const deliveryDecider: Decider<DeliveryCommand, DeliveryState, DeliveryEv
         ];
       case 'redeliver':
         if (state.status !== 'dead_lettered') {
-          throw new DomainError(409, 'Only a dead-lettered delivery can be sent again', {
+          throw new DomainError(400, 'Only a dead-lettered delivery can be sent again', {
             delivery: `delivery ${command.id} is ${state.status}`,
           });
         }

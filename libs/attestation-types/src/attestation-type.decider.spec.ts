@@ -25,8 +25,8 @@ const archived: AttestationTypeEvent = { type: 'attestation_type_archived', data
 describe('attestation type decider', () => {
   it('creates a type once', () => {
     given().when(create).then([created]);
-    given(created).when(create).thenError(409, 'Custom attestation type already exists');
-    given(created, archived).when(create).thenError(409, 'Custom attestation type already exists');
+    given(created).when(create).thenError(400, 'Custom attestation type already exists');
+    given(created, archived).when(create).thenError(400, 'Custom attestation type already exists');
   });
 
   it('archives an existing type once; an unknown type is 404', () => {

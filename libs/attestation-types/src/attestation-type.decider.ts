@@ -32,7 +32,7 @@ export const attestationTypeDecider: Decider<
   },
   decide(command, state) {
     if (command.kind === 'create') {
-      if (state.exists) throw new DomainError(409, 'Custom attestation type already exists');
+      if (state.exists) throw new DomainError(400, 'Custom attestation type already exists');
       return [
         {
           type: 'attestation_type_created',
