@@ -7,7 +7,7 @@ import { OrganizationBootstrap } from '#des/accounts';
 import { loadConfig } from '#des/platform';
 import { createHttpApp } from '#des/service';
 import { client, percentile } from './support/http-client';
-import { runBenchmark } from './support/run';
+import { runBenchmark, smoke } from './support/run';
 
 /**
  * Actions (issue: actions), embedded mode over loopback: the latency from a
@@ -58,7 +58,6 @@ async function until(condition: () => boolean, timeoutMs = 120_000): Promise<voi
 }
 
 runBenchmark('actions', results, async () => {
-  const smoke = process.argv.includes('--smoke') || process.env.BENCH_SMOKE === '1';
   const sink = receiver();
   await new Promise<void>((r) => sink.server.listen(0, '127.0.0.1', r));
   const target = `http://127.0.0.1:${(sink.server.address() as AddressInfo).port}`;

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { runBenchmark } from './support/run';
+import { runBenchmark, sized } from './support/run';
 import { createHttpApp } from '#des/service';
 import { OrganizationBootstrap } from '#des/accounts';
 import { loadConfig } from '#des/platform';
@@ -70,10 +70,15 @@ async function reports(http: Client, org: string): Promise<void> {
     );
     return figures;
   };
-  const unchanged = await measure('running set unchanged', 300, () => ({ artifacts: podsOf(base, 10) }), 200);
+  const unchanged = await measure(
+    'running set unchanged',
+    sized(300, 20),
+    () => ({ artifacts: podsOf(base, 10) }),
+    200,
+  );
   const changing = await measure(
     'one image replaced each time (a snapshot each)',
-    300,
+    sized(300, 20),
     (i) => ({ artifacts: podsOf([...base.slice(1), 1000 + i], 10) }),
     201,
   );
@@ -83,7 +88,7 @@ async function reports(http: Client, org: string): Promise<void> {
 async function auditLogMemory(http: Client, org: string): Promise<void> {
   await http.call('PUT', `/api/v2/environments/${org}`, { name: 'audit', type: 'K8S' });
   // 1,000 reports swapping 50 images each: 50 started + 50 exited rows per snapshot → 100k rows.
-  for (let r = 0; r < 1001; r++) {
+  for (let r = 0; r < sized(1001, 21); r++) {
     const images = Array.from({ length: 50 }, (_, i) => r * 50 + i);
     const res = await http.call('PUT', `/api/v2/environments/${org}/audit/report/K8S`, {
       artifacts: podsOf(images, 1),
@@ -115,7 +120,7 @@ async function auditLogMemory(http: Client, org: string): Promise<void> {
 
 async function withMillionEvents(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'des-bench-1m-'));
-  const total = 1_000_000;
+  const total = sized(1_000_000, 20_000);
   const t = performance.now();
   await seedNoise(join(dataDir, 'events.db'), total);
   console.log(`seeded ${total} events in ${Math.round((performance.now() - t) / 1000)} s`);
@@ -139,7 +144,7 @@ async function withMillionEvents(): Promise<void> {
   const barePort = (bare.address() as { port: number }).port;
   const bareClient = client(barePort);
 
-  const seconds = 5;
+  const seconds = sized(5, 1);
   const concurrency = 16;
   const bareRate = await throughput(bareClient, '/', seconds, concurrency);
   const envRate = await throughput(http, `/api/v2/environments/${org}/prod`, seconds, concurrency);

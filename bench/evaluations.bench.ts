@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runBenchmark } from './support/run';
+import { runBenchmark, sized } from './support/run';
 import { createHttpApp } from '#des/service';
 import { OrganizationBootstrap } from '#des/accounts';
 import { evaluationStream } from '#des/evaluations';
@@ -20,9 +20,9 @@ import { startMongo, startRedis } from '../test/support/engines';
  * was, so polling for the answer does not count.
  */
 const results: Record<string, unknown> = {};
-const TRAILS = 100;
+const TRAILS = sized(100, 10);
 const ATTESTATIONS_PER_TRAIL = 29; // + trail_started = 30 events per trail
-const RUNS = 40;
+const RUNS = sized(40, 5);
 
 const POLICY = {
   'policy.rego': `package policy
@@ -184,7 +184,7 @@ async function compileAndEvaluate(): Promise<void> {
   const input = { trails: Array.from({ length: TRAILS }, (_, i) => trail(i)) };
   const evaluator = new PolicyEvaluator({ budgetMs: 5000 });
   await evaluator.evaluate(compiled, input, {});
-  const seconds = 5;
+  const seconds = sized(5, 1);
   const deadline = performance.now() + seconds * 1000;
   let n = 0;
   while (performance.now() < deadline) {
@@ -228,7 +228,7 @@ runBenchmark('evaluations', results, async () => {
       `with 10 trails changed before each run p50 ${small.ten_trails_changed_each_run.p50_ms} ms; ` +
       `with no kept folds p50 ${small.no_kept_folds.p50_ms} ms`,
   );
-  const large = await jobLatency(1_000_000);
+  const large = await jobLatency(sized(1_000_000, 20_000));
   const ratio = +(large.p50_ms / small.p50_ms).toFixed(2);
   results.job_latency_1m_events = { ...large, ratio_to_10k: ratio, goal_ratio: 1.5 };
   console.log(

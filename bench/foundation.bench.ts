@@ -8,7 +8,8 @@ import { MongoClient } from 'mongodb';
 import { SqliteEventStore, EventToAppend } from '#des/event-store';
 import { Projector, streamStatsProjection } from '#des/projections';
 import { MemoryReadStore, MongoReadStore } from '#des/read-store';
-import { runBenchmark } from './support/run';
+import { runBenchmark, sized } from './support/run';
+import { OrganizationBootstrap } from '#des/accounts';
 import { createHttpApp } from '#des/service';
 import { loadConfig } from '#des/platform';
 import { FixtureFeatureModule } from '../test/support/fixture-feature';
@@ -69,9 +70,9 @@ function rawStore() {
  */
 async function appendVsRaw(): Promise<void> {
   const scenarios = [
-    { name: 'batch_100', total: 50_000, perAppend: 100, writers: 1 },
-    { name: 'single_sequential', total: 3_000, perAppend: 1, writers: 1 },
-    { name: 'single_16_writers', total: 8_000, perAppend: 1, writers: 16 },
+    { name: 'batch_100', total: sized(50_000, 2_000), perAppend: 100, writers: 1 },
+    { name: 'single_sequential', total: sized(3_000, 200), perAppend: 1, writers: 1 },
+    { name: 'single_16_writers', total: sized(8_000, 320), perAppend: 1, writers: 16 },
   ];
   const figures: Record<string, unknown> = {};
   for (const { name, total, perAppend, writers } of scenarios) {
@@ -130,7 +131,7 @@ async function seededLog(total: number): Promise<SqliteEventStore> {
 }
 
 async function rebuilds(): Promise<void> {
-  const memoryEvents = 200_000;
+  const memoryEvents = sized(200_000, 5_000);
   let events = await seededLog(memoryEvents);
   let t = performance.now();
   await new Projector(events, new MemoryReadStore(), [streamStatsProjection]).rebuild();
@@ -140,7 +141,7 @@ async function rebuilds(): Promise<void> {
     `Projection rebuild into memory: ${memoryRate} events/s over ${memoryEvents} events (goal >= 50000)`,
   );
 
-  const mongoEvents = 20_000;
+  const mongoEvents = sized(20_000, 1_000);
   events = await seededLog(mongoEvents);
   const engine = await mongoEngine();
   const reads = await new MongoReadStore({ url: engine.url, database: uniqueName('bench') }).connect();
@@ -187,6 +188,9 @@ async function writeToVisibleRead(): Promise<void> {
   const app = await createHttpApp({ config, role: 'all', features: [FixtureFeatureModule] });
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as { port: number }).port;
+  // Every route wants a key of the organization it names.
+  const { key } = await app.get(OrganizationBootstrap).createOrganization('acme', [], 10);
+  const authorization = `Bearer ${key}`;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const call = (method: string, path: string, body?: string) =>
     new Promise<{ status: number; body: string }>((resolvePromise, reject) => {
@@ -198,8 +202,8 @@ async function writeToVisibleRead(): Promise<void> {
           path,
           agent,
           headers: body
-            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
-            : {},
+            ? { authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+            : { authorization },
         },
         (res) => {
           let data = '';
@@ -211,7 +215,7 @@ async function writeToVisibleRead(): Promise<void> {
       req.end(body);
     });
   const samples: number[] = [];
-  const iterations = 2000;
+  const iterations = sized(2000, 100);
   for (let i = 0; i < iterations + 100; i++) {
     const t = performance.now();
     const put = await call('PUT', '/api/v2/fixture-notes/acme/bench', JSON.stringify({ text: `v${i}` }));

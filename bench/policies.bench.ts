@@ -1,6 +1,6 @@
 import { ArtifactFacts, judgeArtifact } from '#des/policies';
 import { namedPolicy, PROVENANCE_RULES } from '#des/policies/testing';
-import { runBenchmark } from './support/run';
+import { runBenchmark, smoke } from './support/run';
 import { percentile } from './support/http-client';
 
 /** Environment policies (issue: governance): one snapshot of 500 running artifacts judged by 3 policies. */
@@ -35,7 +35,6 @@ const snapshot: ArtifactFacts[] = Array.from({ length: 500 }, (_, i) => ({
 }));
 
 runBenchmark('policies', results, async () => {
-  const smoke = process.argv.includes('--smoke') || process.env.BENCH_SMOKE === '1';
   const runs = smoke ? 20 : 300;
   const samples: number[] = [];
   let compliant = 0;

@@ -8,7 +8,7 @@ import { SqliteEventStore, verifyLedger } from '#des/event-store';
 import { loadConfig } from '#des/platform';
 import { createHttpApp } from '#des/service';
 import { client, type Client, percentile } from './support/http-client';
-import { runBenchmark } from './support/run';
+import { runBenchmark, smoke } from './support/run';
 
 /**
  * Time travel and tamper evidence (issue: auditors), embedded mode over
@@ -45,7 +45,6 @@ function compare(label: string, live: number[], past: number[]) {
 }
 
 runBenchmark('time-travel', results, async () => {
-  const smoke = process.argv.includes('--smoke') || process.env.BENCH_SMOKE === '1';
   const snapshots = smoke ? 200 : 10_000;
   const trailEvents = smoke ? 100 : 1_000;
   const app = await createHttpApp({
