@@ -11,7 +11,7 @@ import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
 import { environmentStream } from './environment.decider';
-import { parseSnapshotRef, snapshotIndex } from './snapshot-ref';
+import { parseSnapshotRef, snapshotIndex, snapshotInterval } from './snapshot-ref';
 import { environmentView } from './environment-view';
 import { assessRunning } from './running-assessment';
 import {
@@ -299,8 +299,8 @@ function eventsFilter(org: string, env: string, query: EnvironmentEventsQuery) {
     repo_names: repos.length ? repos.join(',') : undefined,
   });
   if (query.interval) {
-    const [first, last = first] = query.interval.split('..').map(Number);
-    filter.snapshot_index = { $gte: Math.min(first, last), $lte: Math.max(first, last) };
+    const { from, to } = snapshotInterval(query.interval);
+    filter.snapshot_index = { $gte: from, $lte: to };
   }
   return filter;
 }

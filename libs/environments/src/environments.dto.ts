@@ -17,6 +17,7 @@ import {
   MaxLength,
 } from 'class-validator';
 import { ENVIRONMENT_TYPES, EnvironmentType } from './environment.decider';
+import { SNAPSHOT_INTERVAL, SNAPSHOT_INTERVAL_MESSAGE } from './snapshot-ref';
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9.\-_~]*$/;
 
@@ -165,7 +166,7 @@ export class EnvironmentEventsQuery extends AuditLogQuery {
   @ApiPropertyOptional({ description: 'Snapshots: `N`, `N..M`, or empty for all' })
   @IsOptional()
   @IsString()
-  @Matches(/^(\d+(\.\.\d+)?)?$/, { message: 'interval is N or N..M (snapshot numbers)' })
+  @Matches(SNAPSHOT_INTERVAL, { message: SNAPSHOT_INTERVAL_MESSAGE })
   interval?: string;
 
   @ApiPropertyOptional({ description: 'true: oldest first (the default is oldest first unless paged)' })

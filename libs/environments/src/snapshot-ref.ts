@@ -28,3 +28,13 @@ export function snapshotIndex(ref: SnapshotRef, latest: number): number {
   if (ref.kind === 'before_latest') return latest - ref.back;
   return latest;
 }
+
+/** A snapshot interval as the Kosli CLI sends it: `N`, `N..M`, or empty for all. */
+export const SNAPSHOT_INTERVAL = /^(\d+(\.\.\d+)?)?$/;
+export const SNAPSHOT_INTERVAL_MESSAGE = 'interval is N or N..M (snapshot numbers)';
+
+/** The lowest and highest snapshot numbers of a (non-empty) interval, in either order given. */
+export function snapshotInterval(interval: string): { from: number; to: number } {
+  const [first, last = first] = interval.split('..').map(Number);
+  return { from: Math.min(first, last), to: Math.max(first, last) };
+}

@@ -1,6 +1,6 @@
 import { FLOWS, flowId, type FlowTemplate } from '#des/flows';
 import type { Doc, ReadStore } from '#des/read-store';
-import { ARTIFACTS, TRAILS, trailCompliance, trailId, type TrailView } from '#des/trails';
+import { ARTIFACTS, type Compliance, TRAILS, trailCompliance, trailId, type TrailView } from '#des/trails';
 import { withoutInternals } from '#des/projections';
 
 /** Where an artifact (by fingerprint) was reported: its flow, trail, commit and that trail's compliance. */
@@ -11,6 +11,8 @@ export interface Provenance {
   commit_url: string | null;
   view: TrailView | null;
   template: FlowTemplate | null;
+  /** The trail's compliance (null: no trail), and whether it is COMPLIANT. */
+  compliance: Compliance | null;
   compliant: boolean;
 }
 
@@ -24,10 +26,11 @@ export async function provenanceOf(
   const artifacts = await reads
     .collection(ARTIFACTS)
     .find(flow ? { org, flow, fingerprint } : { org, fingerprint }, { sort: { flow: 1 } });
-  return Promise.all(artifacts.map((a) => provenance(reads, org, a)));
+  return Promise.all(artifacts.map((a) => provenanceOfReport(reads, org, a)));
 }
 
-async function provenance(reads: ReadStore, org: string, artifact: Doc): Promise<Provenance> {
+/** One report of an artifact (its document in the artifacts read model), with its trail as it is now. */
+export async function provenanceOfReport(reads: ReadStore, org: string, artifact: Doc): Promise<Provenance> {
   const flow = artifact.flow as string;
   const trail = artifact.trail as string;
   const [flowDoc, trailDoc] = await Promise.all([
@@ -36,6 +39,7 @@ async function provenance(reads: ReadStore, org: string, artifact: Doc): Promise
   ]);
   const template = (flowDoc?.template as FlowTemplate | null | undefined) ?? null;
   const view = trailDoc ? (withoutInternals(trailDoc) as unknown as TrailView) : null;
+  const compliance = view ? trailCompliance(view, template) : null;
   return {
     flow,
     trail,
@@ -43,6 +47,7 @@ async function provenance(reads: ReadStore, org: string, artifact: Doc): Promise
     commit_url: (artifact.commit_url as string | null) ?? null,
     view,
     template,
-    compliant: view ? trailCompliance(view, template).status === 'COMPLIANT' : false,
+    compliance,
+    compliant: compliance?.status === 'COMPLIANT',
   };
 }

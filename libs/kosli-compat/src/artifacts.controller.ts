@@ -4,7 +4,7 @@ import { IsOptional, IsString } from 'class-validator';
 import { ApiError, PageQuery, READ_STORE, Requires } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { ARTIFACTS, type RunningData } from '#des/trails';
-import { provenanceOf } from './artifact-provenance';
+import { provenanceOfReport } from './artifact-provenance';
 
 class ArtifactsQuery extends PageQuery {
   @ApiPropertyOptional() @IsOptional() @IsString() flow_name?: string;
@@ -108,8 +108,8 @@ export class ArtifactsController {
 
   /** An artifact in the shape the CLI prints: its flow and trail, its trail's compliance, where it runs and ran. */
   private async kosliArtifact(org: string, doc: Doc) {
-    const [origin] = await provenanceOf(this.reads, org, doc.fingerprint as string, doc.flow as string);
-    const inTrail = origin?.view?.artifacts.find((a) => a.fingerprint === doc.fingerprint);
+    const origin = await provenanceOfReport(this.reads, org, doc);
+    const inTrail = origin.view?.artifacts.find((a) => a.fingerprint === doc.fingerprint);
     const where = (list: RunningData[] | undefined) =>
       (list ?? []).map((r) => ({ environment_name: r.environment, snapshot_index: r.snapshot_index }));
     return {
@@ -123,7 +123,7 @@ export class ArtifactsController {
       commit_url: (doc.commit_url as string | null) ?? '',
       build_url: (doc.build_url as string | null) ?? '',
       html_url: '',
-      state: origin?.view ? (origin.compliant ? 'COMPLIANT' : 'NON-COMPLIANT') : 'INCOMPLETE',
+      state: origin.view ? (origin.compliant ? 'COMPLIANT' : 'NON-COMPLIANT') : 'INCOMPLETE',
       created_at: doc.reported_at as number,
       running: where(inTrail?.running as RunningData[] | undefined),
       exited: where(inTrail?.exited as RunningData[] | undefined),

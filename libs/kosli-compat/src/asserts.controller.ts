@@ -4,7 +4,6 @@ import { IsOptional, IsString } from 'class-validator';
 import { ENVIRONMENTS, environmentId, SNAPSHOTS, snapshotId } from '#des/environments';
 import { ApiError, READ_STORE, Requires } from '#des/platform';
 import type { ReadStore } from '#des/read-store';
-import { trailCompliance } from '#des/trails';
 import { type Provenance, provenanceOf } from './artifact-provenance';
 
 class AssertQuery {
@@ -18,10 +17,9 @@ class AssertQuery {
 
 /** The attestations a trail asks for and has, for the artifact: made ones with their verdict, missing ones. */
 function attestationStatuses(p: Provenance, fingerprint: string) {
-  if (!p.view) return [];
+  if (!p.view || !p.compliance) return [];
   const artifact = p.view.artifacts.find((a) => a.fingerprint === fingerprint);
   const made = [...Object.values(p.view.attestations), ...Object.values(artifact?.attestations ?? {})];
-  const compliance = trailCompliance(p.view, p.template);
   return [
     ...made.map((a) => ({
       attestation_name: a.name,
@@ -30,7 +28,7 @@ function attestationStatuses(p: Provenance, fingerprint: string) {
       is_compliant: a.compliant,
       unexpected: false,
     })),
-    ...compliance.missing.map((name) => ({
+    ...p.compliance.missing.map((name) => ({
       attestation_name: name,
       attestation_type: '',
       status: 'MISSING',
@@ -75,7 +73,7 @@ export class AssertsController {
         flow: p.flow,
         trail: p.trail,
         compliance_status: {
-          status: p.view ? trailCompliance(p.view, p.template).status : 'INCOMPLETE',
+          status: p.compliance?.status ?? 'INCOMPLETE',
           attestations_statuses: attestationStatuses(p, fingerprint),
         },
       })),

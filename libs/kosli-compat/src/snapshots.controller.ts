@@ -8,6 +8,9 @@ import {
   environmentStream,
   parseSnapshotRef,
   snapshotIndex,
+  snapshotInterval,
+  SNAPSHOT_INTERVAL,
+  SNAPSHOT_INTERVAL_MESSAGE,
   SNAPSHOTS,
   snapshotId,
 } from '#des/environments';
@@ -21,7 +24,7 @@ class SnapshotsQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'Snapshots: `N`, `N..M`, or empty for all' })
   @IsOptional()
   @IsString()
-  @Matches(/^(\d+(\.\.\d+)?)?$/, { message: 'interval is N or N..M (snapshot numbers)' })
+  @Matches(SNAPSHOT_INTERVAL, { message: SNAPSHOT_INTERVAL_MESSAGE })
   interval?: string;
 
   @ApiPropertyOptional({ description: 'true: oldest first' })
@@ -66,14 +69,14 @@ export class SnapshotsController {
   async list(@Param('org') org: string, @Param('env') env: string, @Query() query: SnapshotsQuery) {
     const environment = await this.environment(this.reads, org, env);
     const latest = (environment.latest_snapshot as number | undefined) ?? 0;
-    const [first, last = first] = query.interval ? query.interval.split('..').map(Number) : [1, latest];
+    const { from, to } = query.interval ? snapshotInterval(query.interval) : { from: 1, to: latest };
     const oldestFirst = query.reverse === 'true';
     const perPage = query.per_page ?? 15;
     const skip = ((query.page ?? 1) - 1) * perPage;
     const docs = await this.reads
       .collection(SNAPSHOTS)
       .find(
-        { org, environment: env, index: { $gte: Math.min(first, last), $lte: Math.max(first, last) } },
+        { org, environment: env, index: { $gte: from, $lte: to } },
         { sort: { index: oldestFirst ? 1 : -1 }, skip, limit: perPage },
       );
     const next = await this.reads.collection(SNAPSHOTS).find({

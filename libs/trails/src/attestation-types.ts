@@ -200,11 +200,12 @@ export function parseAttestation(
     annotations,
     ...evidence
   } = valid;
-  const context = Object.fromEntries(
-    Object.entries({ git_commit_info, repo_info, external_urls, annotations }).filter(
-      ([, v]) => v !== undefined,
-    ),
-  ) as AttestationContext;
+  const context = definedOnly({
+    git_commit_info,
+    repo_info,
+    external_urls,
+    annotations,
+  }) as AttestationContext;
   if (artifact_fingerprint !== undefined && target_artifacts !== undefined) {
     return { errors: { target_artifacts: 'give artifact_fingerprint or target_artifacts, not both' } };
   }
@@ -219,4 +220,9 @@ export function parseAttestation(
     evidence,
     context,
   };
+}
+
+/** The entries whose value was given. */
+export function definedOnly<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -33,7 +33,7 @@ import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import type { FlowTemplate } from '#des/flows';
 import { FLOWS, flowId, flowStream } from '#des/flows';
-import { parseAttestation } from './attestation-types';
+import { definedOnly, parseAttestation } from './attestation-types';
 import { ATTESTATION_TYPES_COLLECTION, attestationTypeId, evaluateCustom } from '#des/attestation-types';
 import { ChangeTrail } from './trail.commands';
 import { ATTESTATION_TYPES, AttachmentRef, AttestationType } from './trail.events';
@@ -130,17 +130,8 @@ export class TrailsController {
     ]);
     const data = docs.map((d) => {
       const view = withoutInternals(d) as unknown as TrailView;
-      const compliance = trailCompliance(view, chosen.get(view.flow)?.template as FlowTemplate | null);
-      return {
-        name: view.name,
-        flow: view.flow,
-        description: view.description,
-        git_commit_info: view.git_commit_info,
-        created_at: view.created_at,
-        last_modified_at: view.last_modified_at,
-        compliance_state: compliance.status,
-        compliance_status: compliance,
-      };
+      const template = chosen.get(view.flow)?.template as FlowTemplate | null;
+      return { flow: view.flow, ...trailSummary(view, template) };
     });
     return { data, pagination: { page, page_count: Math.ceil(total / perPage), total, per_page: perPage } };
   }
@@ -151,18 +142,7 @@ export class TrailsController {
     const reads = await this.flowReadsAt(org, flow, at);
     const template = (await this.flow(org, flow, reads)).template as FlowTemplate | null;
     const docs = await reads.collection(TRAILS).find({ org, flow }, { sort: { created_at: -1 } });
-    return docs.map((d) => {
-      const view = withoutInternals(d) as unknown as TrailView;
-      return {
-        name: view.name,
-        description: view.description,
-        git_commit_info: view.git_commit_info,
-        created_at: view.created_at,
-        last_modified_at: view.last_modified_at,
-        compliance_status: trailCompliance(view, template),
-        compliance_state: trailCompliance(view, template).status,
-      };
-    });
+    return docs.map((d) => trailSummary(withoutInternals(d) as unknown as TrailView, template));
   }
 
   @Get('trails/:org/:flow/:trail')
@@ -396,9 +376,18 @@ export class TrailsController {
   }
 }
 
-/** The entries whose value was given. */
-function definedOnly<T extends Record<string, unknown>>(fields: T): Partial<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** A trail as the trail lists show it: its fields and its compliance (whole, and its status as the Kosli CLI reads it). */
+function trailSummary(view: TrailView, template: FlowTemplate | null) {
+  const compliance = trailCompliance(view, template);
+  return {
+    name: view.name,
+    description: view.description,
+    git_commit_info: view.git_commit_info,
+    created_at: view.created_at,
+    last_modified_at: view.last_modified_at,
+    compliance_status: compliance,
+    compliance_state: compliance.status,
+  };
 }
 
 function splitOnce(text: string, separator: string): [string, string] {
