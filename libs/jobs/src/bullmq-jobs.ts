@@ -34,6 +34,7 @@ export class BullMqJobs implements Jobs {
   private readonly queues = new Map<string, Queue>();
   private readonly workers: Worker[] = [];
   private readonly workerConnections: IORedis[] = [];
+  private closed = false;
 
   constructor(private readonly options: BullMqJobsOptions) {
     // Producers fail fast when Redis is down (answered 503) instead of queueing offline.
@@ -104,6 +105,17 @@ export class BullMqJobs implements Jobs {
     const connection = new IORedis(this.options.url, redisOptions());
     connection.on('error', () => undefined);
     this.workerConnections.push(connection);
+    // The BullMQ worker is made once its connection is ready: a worker closed while its first
+    // connection is still failing leaks that failure as an unhandled rejection (BullMQ 5).
+    // Until then nothing consumes, so a worker started while Redis is down begins once it is back.
+    const start = () => {
+      if (!this.closed) this.startWorker(queue, handler, options, connection);
+    };
+    if (connection.status === 'ready') start();
+    else connection.once('ready', start);
+  }
+
+  private startWorker(queue: string, handler: JobHandler, options: WorkOptions, connection: IORedis): void {
     const worker = new Worker(
       queue,
       (job: Job) => handler({ id: job.id!, name: job.name, data: job.data, attempt: job.attemptsMade + 1 }),
@@ -134,7 +146,6 @@ export class BullMqJobs implements Jobs {
       });
     }
     this.workers.push(worker);
-    // Not awaited: a worker started while Redis is down begins consuming once it is back.
     worker.waitUntilReady().catch(() => undefined);
   }
 
@@ -151,14 +162,16 @@ export class BullMqJobs implements Jobs {
   }
 
   async ping(): Promise<void> {
-    try {
+    // A connection still being made is waited for (within the timeout): with the offline
+    // queue off, a ping sent before it is ready would fail although Redis is up.
+    await this.bounded(async () => {
+      await this.connected();
       await this.producer.ping();
-    } catch (error) {
-      throw new StoreUnavailableError('Redis', error);
-    }
+    });
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all(this.workers.map((w) => w.close()));
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     for (const c of this.workerConnections) c.disconnect();
