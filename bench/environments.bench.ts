@@ -125,9 +125,15 @@ async function withMillionEvents(): Promise<void> {
   await seedNoise(join(dataDir, 'events.db'), total);
   console.log(`seeded ${total} events in ${Math.round((performance.now() - t) / 1000)} s`);
 
+  const first = await start(dataDir);
+  console.log(
+    `embedded first start with ${total} events in the log (read models rebuilt): ${(first.started_ms / 1000).toFixed(1)} s`,
+  );
+  first.http.close();
+  await first.app.close(); // saves the read models
   const { app, http, org, started_ms } = await start(dataDir);
   console.log(
-    `embedded start with ${total} events in the log (read models rebuilt): ${(started_ms / 1000).toFixed(1)} s`,
+    `embedded restart with ${total} events in the log (saved read models loaded): ${(started_ms / 1000).toFixed(1)} s (goal <= 5 s)`,
   );
   await http.call('PUT', `/api/v2/environments/${org}`, { name: 'prod', type: 'K8S' });
   for (let r = 0; r < 60; r++) {
@@ -160,7 +166,9 @@ async function withMillionEvents(): Promise<void> {
   await app.close();
   results.reads_with_1m_events = {
     events_in_log: total,
-    start_with_rebuild_s: +(started_ms / 1000).toFixed(1),
+    first_start_with_rebuild_s: +(first.started_ms / 1000).toFixed(1),
+    restart_s: +(started_ms / 1000).toFixed(1),
+    goal_restart_s: 5,
     concurrency,
     bare_node_http_req_per_s: bareRate,
     get_environment_req_per_s: envRate,

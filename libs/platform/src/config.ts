@@ -32,6 +32,12 @@ export interface Config {
   projectorFlushSize: number;
   /** How long a projector's lease lasts unless renewed. */
   projectorLeaseMs: number;
+  /**
+   * Embedded mode: the in-memory read models are saved to the data directory
+   * at most this often while events come in, and at shutdown, and loaded at
+   * start (0: never saved, rebuilt from the log at every start).
+   */
+  readModelsSaveMs: number;
   /** Time budget of one policy evaluation before it is stopped (`timeout`). */
   policyBudgetMs: number;
   /** The OPA compiler (`OPA_PATH`); else `opa` on the PATH or the one setup builds. */
@@ -88,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     projectorBatchSize: Number(env.DES_PROJECTOR_BATCH_SIZE ?? 500),
     projectorFlushSize: Number(env.DES_PROJECTOR_FLUSH_SIZE ?? 100),
     projectorLeaseMs: Number(env.DES_PROJECTOR_LEASE_MS ?? 10_000),
+    readModelsSaveMs: Number(env.DES_READ_MODELS_SAVE_MS ?? 30_000),
     connectTimeoutMs: Number(env.DES_CONNECT_TIMEOUT_MS ?? 3000),
     maxAppendSize: Number(env.DES_MAX_APPEND_SIZE ?? 1024 * 1024),
     policyBudgetMs: Number(env.DES_POLICY_BUDGET_MS ?? 2000),

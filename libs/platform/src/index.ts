@@ -24,3 +24,4 @@ export * from './at-query';
 export * from './paging';
 export * from './data-json.guard';
 export * from './attachment-store';
+export * from './saved-read-models';

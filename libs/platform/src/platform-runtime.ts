@@ -21,17 +21,19 @@ import {
   reactionCheckpointFile,
 } from '#des/projections';
 import { join } from 'node:path';
-import type { ReadStore } from '#des/read-store';
+import { MemoryReadStore, type ReadStore } from '#des/read-store';
 import { AggregateCommand } from './aggregate-command';
 import { CommandExecutor } from './command-executor';
 import { Config, Role, runs } from './config';
 import { Metrics } from './metrics';
+import { SavedReadModels } from './saved-read-models';
 import { CONFIG, EVENT_STORE, JOBS, READ_STORE, ROLE } from './tokens';
 
 export const PROJECTIONS = Symbol('PROJECTIONS');
 export const REACTIONS = Symbol('REACTIONS');
 /** The lease the projector process holds while it applies events (the CLI's rebuild takes it too). */
 export const PROJECTOR_LEASE = 'projector';
+const CATCH_UP_PROGRESS_MS = 5000;
 
 /**
  * Owns the engines' lifecycle and, in processes that play the projector role,
@@ -59,6 +61,8 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
   private closing = false;
   /** Checkpoint names of this process's projections and reactions. */
   private readonly checkpointNames: string[];
+  /** Embedded mode: the in-memory read models saved across restarts. */
+  private readonly saved?: SavedReadModels;
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -74,6 +78,19 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
   ) {
     this.checkpointNames = [...projections.map((p) => p.name), ...reactions.map((r) => `reaction:${r.name}`)];
     if (runs(role, 'projector')) {
+      if (reads instanceof MemoryReadStore && role !== 'cli') {
+        this.saved = new SavedReadModels(
+          join(config.dataDir, 'read-models.bin'),
+          reads,
+          events,
+          config.readModelsSaveMs,
+          {
+            log: (m) => this.logger.log(m),
+            warn: (m) => this.logger.warn(m),
+            error: (m, e) => this.logger.error({ err: e }, m),
+          },
+        );
+      }
       this.projector = new Projector(events, reads, projections, {
         batchSize: config.projectorBatchSize,
         flushSize: config.projectorFlushSize,
@@ -90,6 +107,7 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
             : undefined,
         afterWrite: crashAfterWrites(process.env.DES_FAULT_KILL_AFTER_WRITES),
         onFailure: (failure) => metrics.projectionFailures.inc({ projection: failure.projection }),
+        onBatchApplied: (last) => this.saved?.batchApplied(last),
       });
       this.progress = this.projector;
     } else if (role === 'cli') {
@@ -139,7 +157,9 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
   async onApplicationBootstrap(): Promise<void> {
     if (!this.projector) return;
     if (this.reads.kind === 'memory') {
+      if (this.saved && this.config.readModelsSaveMs > 0) await this.saved.load();
       await this.startProjecting();
+      this.saved?.caughtUp();
       return;
     }
     this.lease = new Lease(this.reads, PROJECTOR_LEASE, this.config.projectorLeaseMs);
@@ -160,14 +180,27 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
     }
     if (this.state !== 'starting') return; // the lease was lost meanwhile: stopProjecting() stops it
     this.state = 'projecting';
+    const progress = await this.catchUpProgress();
     try {
       await this.projector!.catchUp();
     } catch (error) {
       if (this.state !== 'projecting') return; // stopped while catching up
       throw error;
+    } finally {
+      clearInterval(progress);
     }
     this.metrics.projectorPosition.set(this.projector!.position);
     this.logger.log(`read models caught up to log position ${this.projector!.position}`);
+  }
+
+  /** A progress line every few seconds while a long catch-up (a rebuild) runs. */
+  private async catchUpProgress(): Promise<NodeJS.Timeout> {
+    const head = (await this.events.head()).position;
+    const timer = setInterval(() => {
+      this.logger.log(`read models catching up: log position ${this.projector!.position} of ${head}`);
+    }, CATCH_UP_PROGRESS_MS);
+    timer.unref();
+    return timer;
   }
 
   private async stopProjecting(): Promise<void> {
@@ -215,6 +248,7 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
     if (this.leaseTimer) clearInterval(this.leaseTimer);
     if (this.projector) await this.stopProjecting(); // a start under way ends first, then stops
     await this.transition;
+    await this.saved?.close();
     await this.lease?.release().catch(() => undefined);
     await this.jobs.close();
     await this.reads.close();

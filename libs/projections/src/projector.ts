@@ -43,6 +43,12 @@ export interface ProjectorOptions {
   retryDelayMs?: number;
   /** Called when a projection (or reaction) is stopped by an event it cannot apply. */
   onFailure?: (failure: ProjectionFailure) => void;
+  /**
+   * Called once a batch is applied and checkpointed, with its last event: the
+   * read store then holds exactly the events up to it (a consistent point to
+   * save an in-memory store at).
+   */
+  onBatchApplied?: (last: StoredEvent) => void;
 }
 
 /** Durable reaction checkpoints, by `reaction:<name>`. */
@@ -504,5 +510,6 @@ export class Projector implements ProjectionProgress {
       this.checkpoints.set(projection.name, last);
     }
     this.waiters.advance(last);
+    this.options.onBatchApplied?.(batch[batch.length - 1]);
   }
 }

@@ -70,9 +70,52 @@ export class MemoryReadStore implements ReadStore {
     return n;
   }
 
+  /**
+   * Every collection's documents (in their order) and declared indexes, in
+   * chunks of at most `chunkSize` documents: what `importChunk` takes back.
+   * Read from a fork, so writes made between chunks do not show.
+   */
+  *exportChunks(chunkSize = 5000): IterableIterator<MemoryChunk> {
+    const frozen = this.fork();
+    for (const [name, collection] of frozen.collections) {
+      if (!collection.exists) continue;
+      let docs: Doc[] = [];
+      let first = true;
+      for (const doc of collection.all()) {
+        docs.push(doc);
+        if (docs.length === chunkSize) {
+          yield { collection: name, indexes: first ? collection.indexes() : [], docs };
+          first = false;
+          docs = [];
+        }
+      }
+      if (first || docs.length > 0)
+        yield { collection: name, indexes: first ? collection.indexes() : [], docs };
+    }
+  }
+
+  /** Adds a chunk of `exportChunks` (documents after those of earlier chunks). */
+  importChunk(chunk: MemoryChunk): void {
+    const collection = this.collection(chunk.collection) as unknown as MemoryCollection;
+    collection.declare(chunk.indexes);
+    collection.load(chunk.docs);
+  }
+
+  /** Empties every collection (in place: handles stay valid). */
+  clear(): void {
+    for (const c of this.collections.values()) c.clear();
+  }
+
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {}
+}
+
+/** Part of a collection, as `MemoryReadStore.exportChunks` gives it. */
+export interface MemoryChunk {
+  collection: string;
+  indexes: IndexSpec[];
+  docs: Doc[];
 }
 
 class MemoryCollection implements ReadCollection<Doc> {
@@ -104,6 +147,19 @@ class MemoryCollection implements ReadCollection<Doc> {
   clear(): void {
     this.docs.clear();
     this.unique.length = 0;
+  }
+
+  indexes(): IndexSpec[] {
+    return [...this.unique];
+  }
+
+  all(): IterableIterator<Doc> {
+    return this.docs.values();
+  }
+
+  /** Documents as they were exported: frozen here, keyed by `_id`, after those held. */
+  load(docs: Doc[]): void {
+    for (const doc of docs) this.docs.set(doc._id, deepFreeze(doc));
   }
 
   declare(indexes: IndexSpec[]): void {
