@@ -20,7 +20,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 const entries = (t: DocTable) => [...t.values()].map((d) => [d._id, d.v]);
 
 describe('DocTable', () => {
-  it('given any sets, deletes and copies, when read, then every table behaves as its own Map (order included)', () => {
+  it('given any sets, deletes and copies, when read, then every table behaves as its own Map (order included), and ranks follow that order', () => {
     fc.assert(
       fc.property(
         fc.array(op, { minLength: 20, maxLength: 300, size: 'max' }),
@@ -49,6 +49,12 @@ describe('DocTable', () => {
               [...model.values()].map((d) => [d._id, d.v]),
             );
             assert.equal(t.size, model.size);
+            // Ranks grow in the table's order: sorting matches by rank gives back that order.
+            const ranks = [...t.values()].map((d) => t.rank(d._id)!);
+            assert.ok(
+              ranks.every((r, k) => k === 0 || r > ranks[k - 1]),
+              `ranks in order: ${ranks.join(',')}`,
+            );
             for (let n = 0; n <= 40; n++) assert.equal(t.get(`d${n}`), model.get(`d${n}`));
           });
         },

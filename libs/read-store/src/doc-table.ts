@@ -1,6 +1,12 @@
 import type { Doc } from './read-store.port';
 
-const NO_DOCS: ReadonlyMap<string, Doc> = new Map();
+/** A document and its rank: ranks grow in the table's order, so sorting by rank gives that order. */
+interface Entry {
+  doc: Doc;
+  rank: number;
+}
+
+const NO_DOCS: ReadonlyMap<string, Entry> = new Map();
 
 /**
  * Documents by id in a Map's insertion order, with copies that cost what
@@ -10,12 +16,14 @@ const NO_DOCS: ReadonlyMap<string, Doc> = new Map();
  * is copied, so reads never look through more than one layer.
  */
 export class DocTable {
-  private base: ReadonlyMap<string, Doc> = NO_DOCS;
+  private base: ReadonlyMap<string, Entry> = NO_DOCS;
   /** Ids of the base: their new version, or null once deleted (the base's order is kept). */
-  private replaced = new Map<string, Doc | null>();
+  private replaced = new Map<string, Entry | null>();
   /** Ids not in the base (or deleted from it and set again), in the order they were set. */
-  private added = new Map<string, Doc>();
+  private added = new Map<string, Entry>();
   private deleted = 0;
+  /** The next id added gets this rank (larger than every rank held). */
+  private nextRank = 0;
 
   /** `slack`: own changes tolerated beyond an eighth of the base before a copy compacts. */
   constructor(private readonly slack = 64) {}
@@ -25,6 +33,15 @@ export class DocTable {
   }
 
   get(id: string): Doc | undefined {
+    return this.entry(id)?.doc;
+  }
+
+  /** Where the document stands in the table's order: lower ranks come first. */
+  rank(id: string): number | undefined {
+    return this.entry(id)?.rank;
+  }
+
+  private entry(id: string): Entry | undefined {
     const own = this.added.get(id);
     if (own !== undefined) return own;
     if (this.replaced.has(id)) return this.replaced.get(id) ?? undefined;
@@ -32,13 +49,15 @@ export class DocTable {
   }
 
   has(id: string): boolean {
-    return this.get(id) !== undefined;
+    return this.entry(id) !== undefined;
   }
 
   set(id: string, doc: Doc): void {
-    if (this.added.has(id)) this.added.set(id, doc);
-    else if (this.base.has(id) && this.replaced.get(id) !== null) this.replaced.set(id, doc);
-    else this.added.set(id, doc);
+    const own = this.added.get(id);
+    if (own !== undefined) this.added.set(id, { doc, rank: own.rank });
+    else if (this.base.has(id) && this.replaced.get(id) !== null) {
+      this.replaced.set(id, { doc, rank: this.base.get(id)!.rank });
+    } else this.added.set(id, { doc, rank: this.nextRank++ });
   }
 
   delete(id: string): void {
@@ -50,6 +69,7 @@ export class DocTable {
   }
 
   clear(): void {
+    this.nextRank = 0;
     this.base = NO_DOCS;
     this.replaced = new Map();
     this.added = new Map();
@@ -57,10 +77,14 @@ export class DocTable {
   }
 
   *values(): IterableIterator<Doc> {
+    for (const entry of this.entries()) yield entry.doc;
+  }
+
+  private *entries(): IterableIterator<Entry> {
     if (this.replaced.size === 0) yield* this.base.values();
     else {
-      for (const [id, doc] of this.base) {
-        if (!this.replaced.has(id)) yield doc;
+      for (const [id, entry] of this.base) {
+        if (!this.replaced.has(id)) yield entry;
         else {
           const current = this.replaced.get(id);
           if (current) yield current;
@@ -78,6 +102,7 @@ export class DocTable {
     copy.replaced = new Map(this.replaced);
     copy.added = new Map(this.added);
     copy.deleted = this.deleted;
+    copy.nextRank = this.nextRank;
     return copy;
   }
 
@@ -96,8 +121,8 @@ export class DocTable {
 
   /** Folds the own changes into a new base (the old one may be shared, so it is not written). */
   private compact(): void {
-    const merged = new Map<string, Doc>();
-    for (const doc of this.values()) merged.set(doc._id, doc);
+    const merged = new Map<string, Entry>();
+    for (const entry of this.entries()) merged.set(entry.doc._id, entry);
     this.base = merged;
     this.replaced = new Map();
     this.added = new Map();

@@ -1,6 +1,7 @@
 import { Query } from 'mingo';
 import { update as applyOperator } from 'mingo/updater';
 import { DocTable } from './doc-table';
+import { EqualityIndex } from './equality-index';
 import { compileSimpleFilter } from './simple-filter';
 import {
   BulkOutcome,
@@ -84,13 +85,13 @@ export class MemoryReadStore implements ReadStore {
       for (const doc of collection.all()) {
         docs.push(doc);
         if (docs.length === chunkSize) {
-          yield { collection: name, indexes: first ? collection.indexes() : [], docs };
+          yield { collection: name, indexes: first ? collection.declaredIndexes() : [], docs };
           first = false;
           docs = [];
         }
       }
       if (first || docs.length > 0)
-        yield { collection: name, indexes: first ? collection.indexes() : [], docs };
+        yield { collection: name, indexes: first ? collection.declaredIndexes() : [], docs };
     }
   }
 
@@ -118,8 +119,17 @@ export interface MemoryChunk {
   docs: Doc[];
 }
 
+/** A large collection builds its indexes once this many queries could use them (a fork may be read once, then dropped). */
+const QUERIES_BEFORE_BUILD = 2;
+const SMALL = 1000;
+
 class MemoryCollection implements ReadCollection<Doc> {
+  private readonly declared: IndexSpec[] = [];
   private readonly unique: IndexSpec[] = [];
+  /** Leading keys of the declared indexes: each gets an EqualityIndex, built when first worth it. */
+  private readonly indexedPaths: string[][] = [];
+  private indexes?: EqualityIndex[];
+  private wantedIndexes = 0;
 
   constructor(
     private readonly name: string,
@@ -134,9 +144,12 @@ class MemoryCollection implements ReadCollection<Doc> {
     return this.docs.size;
   }
 
+  /** A copy shares the documents; its indexes are its own, built when it is queried enough. */
   fork(): MemoryCollection {
     const copy = new MemoryCollection(this.name, this.docs.copy());
+    copy.declared.push(...this.declared);
     copy.unique.push(...this.unique);
+    copy.indexedPaths.push(...this.indexedPaths);
     return copy;
   }
 
@@ -146,11 +159,14 @@ class MemoryCollection implements ReadCollection<Doc> {
 
   clear(): void {
     this.docs.clear();
+    this.declared.length = 0;
     this.unique.length = 0;
+    this.indexedPaths.length = 0;
+    this.indexes = undefined;
   }
 
-  indexes(): IndexSpec[] {
-    return [...this.unique];
+  declaredIndexes(): IndexSpec[] {
+    return [...this.declared];
   }
 
   all(): IterableIterator<Doc> {
@@ -159,13 +175,55 @@ class MemoryCollection implements ReadCollection<Doc> {
 
   /** Documents as they were exported: frozen here, keyed by `_id`, after those held. */
   load(docs: Doc[]): void {
-    for (const doc of docs) this.docs.set(doc._id, deepFreeze(doc));
+    for (const doc of docs) this.store(doc._id, deepFreeze(doc));
   }
 
   declare(indexes: IndexSpec[]): void {
     for (const index of indexes) {
+      if (this.declared.some((d) => d.name === index.name)) continue;
+      this.declared.push(index);
       if (index.unique && !this.unique.some((u) => u.name === index.name)) this.unique.push(index);
+      // Equality lookups on the index's first field, and on its first two together.
+      const keys = Object.keys(index.keys);
+      if (keys[0] === '_id') continue;
+      for (const paths of [keys.slice(0, 1), keys.slice(0, 2)]) {
+        if (this.indexedPaths.some((p) => p.join() === paths.join())) continue;
+        this.indexedPaths.push(paths);
+        this.indexes?.push(this.built(paths));
+      }
     }
+  }
+
+  private built(paths: string[]): EqualityIndex {
+    const index = new EqualityIndex(paths);
+    for (const doc of this.docs.values()) index.add(doc);
+    return index;
+  }
+
+  /** The indexes, built now if the collection is small or they were wanted before; else undefined (scan). */
+  private usableIndexes(): EqualityIndex[] | undefined {
+    if (this.indexes) return this.indexes;
+    if (this.indexedPaths.length === 0) return undefined;
+    if (this.docs.size > SMALL && ++this.wantedIndexes < QUERIES_BEFORE_BUILD) return undefined;
+    this.indexes = this.indexedPaths.map((paths) => this.built(paths));
+    return this.indexes;
+  }
+
+  /** Sets a document, keeping the built indexes right. */
+  private store(id: string, doc: Doc): void {
+    if (this.indexes) {
+      const old = this.docs.get(id);
+      for (const index of this.indexes) {
+        if (old) index.remove(old);
+        index.add(doc);
+      }
+    }
+    this.docs.set(id, doc);
+  }
+
+  private remove(doc: Doc): void {
+    if (this.indexes) for (const index of this.indexes) index.remove(doc);
+    this.docs.delete(doc._id);
   }
 
   async findOne(filter: Filter): Promise<Doc | null> {
@@ -217,18 +275,41 @@ class MemoryCollection implements ReadCollection<Doc> {
 
   async deleteMany(filter: Filter): Promise<number> {
     const matches = this.select(filter);
-    for (const doc of matches) this.docs.delete(doc._id);
+    for (const doc of matches) this.remove(doc);
     return matches.length;
   }
 
-  /** With an `_id` equality only that document is a candidate; otherwise all are. */
+  /**
+   * With an `_id` equality only that document is a candidate; with an
+   * equality on an indexed field, those the index finds (the fewest, if
+   * several), in the collection's order; otherwise all are.
+   */
   private candidates(filter: Filter): Iterable<Doc> {
     const id = filter._id;
     if (typeof id === 'string') {
       const doc = this.docs.get(id);
       return doc ? [doc] : [];
     }
+    if (this.indexedPaths.some(([first]) => first in filter)) {
+      let fewest: Set<string> | undefined;
+      for (const index of this.usableIndexes() ?? []) {
+        const ids = index.candidates(filter);
+        if (ids && (!fewest || ids.size < fewest.size)) fewest = ids;
+        if (fewest?.size === 0) break;
+      }
+      if (fewest) return this.inOrder(fewest);
+    }
     return this.docs.values();
+  }
+
+  private inOrder(ids: Set<string>): Doc[] {
+    const docs: Doc[] = [];
+    for (const id of ids) {
+      const doc = this.docs.get(id);
+      if (doc) docs.push(doc);
+    }
+    if (docs.length > 1) docs.sort((a, b) => this.docs.rank(a._id)! - this.docs.rank(b._id)!);
+    return docs;
   }
 
   /** Live documents (not copies) matching a filter: the fast path where it can judge, mingo otherwise. */
@@ -281,14 +362,17 @@ class MemoryCollection implements ReadCollection<Doc> {
     }
     if (next._id !== doc._id) throw new Error('an update cannot change _id');
     this.checkUnique(next as Doc);
-    this.docs.set(doc._id, deepFreeze(next) as Doc);
+    this.store(doc._id, deepFreeze(next) as Doc);
     return { matched: inserting ? 0 : 1, modified: !inserting && changed ? 1 : 0, upserted: inserting };
   }
 
   private checkUnique(candidate: Doc): void {
     for (const index of this.unique) {
-      const key = Object.keys(index.keys).map((k) => JSON.stringify(getPath(candidate, k)));
-      for (const other of this.docs.values()) {
+      const paths = Object.keys(index.keys);
+      const key = paths.map((k) => JSON.stringify(getPath(candidate, k)));
+      // Only documents with the same first key can clash: the index on it names them.
+      const same = this.candidates({ [paths[0]]: getPath(candidate, paths[0]) ?? null });
+      for (const other of same) {
         if (other._id === candidate._id) continue;
         const otherKey = Object.keys(index.keys).map((k) => JSON.stringify(getPath(other, k)));
         if (otherKey.every((v, i) => v === key[i])) throw new DuplicateKeyError(this.name, index.name);
