@@ -1,7 +1,7 @@
 import { Query } from 'mingo';
-import { update as applyOperator } from 'mingo/updater';
 import { DocTable } from './doc-table';
 import { EqualityIndex } from './equality-index';
+import { deepUpdate, shallowUpdate } from './document-update';
 import { compileSimpleFilter } from './simple-filter';
 import {
   BulkOutcome,
@@ -349,17 +349,8 @@ class MemoryCollection implements ReadCollection<Doc> {
 
   /** Applies the update to a copy, checks unique indexes, then swaps it in: all or nothing. */
   private async replaceWith(doc: Doc, update: Update, inserting: boolean): Promise<UpdateResult> {
-    const next = structuredClone(doc) as AnyObject;
-    let changed = false;
-    for (const [operator, spec] of Object.entries(update)) {
-      if (operator === '$setOnInsert') {
-        if (inserting) changed = applyOperator(next, { $set: spec }).length > 0 || changed;
-        continue;
-      }
-      changed =
-        applyOperator(next, { [operator]: spec } as unknown as Parameters<typeof applyOperator>[1]).length >
-          0 || changed;
-    }
+    const shallow = shallowUpdate(doc, update, inserting);
+    const { next, changed } = shallow ?? deepUpdate(doc, update, inserting);
     if (next._id !== doc._id) throw new Error('an update cannot change _id');
     this.checkUnique(next as Doc);
     this.store(doc._id, deepFreeze(next) as Doc);
