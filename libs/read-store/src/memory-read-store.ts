@@ -1,6 +1,7 @@
 import { Query } from 'mingo';
 import { DocTable } from './doc-table';
 import { EqualityIndex } from './equality-index';
+import { nativeSort } from './native-sort';
 import { deepUpdate, shallowUpdate } from './document-update';
 import { compileSimpleFilter } from './simple-filter';
 import {
@@ -340,6 +341,14 @@ class MemoryCollection implements ReadCollection<Doc> {
   private ordered(filter: Filter, options: FindOptions): Doc[] {
     const unordered = !options.sort && !options.skip && !options.projection;
     if (unordered) return this.select(filter, options.limit || undefined);
+    if (options.sort && !options.projection) {
+      const sorted = nativeSort(this.select(filter), options.sort);
+      if (sorted)
+        return sorted.slice(
+          options.skip ?? 0,
+          options.limit ? (options.skip ?? 0) + options.limit : undefined,
+        );
+    }
     let cursor = MATCH_ALL.find(this.select(filter), options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
