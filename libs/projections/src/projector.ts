@@ -54,7 +54,10 @@ export interface ProjectorOptions {
 /** Durable reaction checkpoints, by `reaction:<name>`. */
 export interface ReactionCheckpointStore {
   load(): Record<string, number>;
+  /** May defer the write (a crash then re-runs reactions since, which are idempotent by id). */
   save(positions: Record<string, number>): void;
+  /** Writes what a save deferred; called when the projector stops. */
+  flush?(): void;
 }
 
 /** A projection (or `reaction:<name>`) stopped by an event it cannot apply. */
@@ -236,6 +239,7 @@ export class Projector implements ProjectionProgress {
     return this.serially(async () => {
       await this.following?.stop();
       this.following = undefined;
+      this.options.reactionCheckpoints?.flush?.();
       this.waiters.cancelAll();
     });
   }
@@ -498,16 +502,21 @@ export class Projector implements ProjectionProgress {
       this.pending = [];
     }
     const last = batch[batch.length - 1].position;
-    const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
-    for (const projection of this.projections) {
-      if (this.failed.has(projection.name)) continue; // it stays where it stopped, to be retried from there
-      if ((this.checkpoints.get(projection.name) ?? 0) >= last) continue;
-      await checkpoints.updateOne(
-        { _id: projection.name },
-        { $max: { position: last }, $unset: { failed: '' } },
-        { upsert: true },
+    // Every projection's checkpoint in one round trip.
+    const advanced = this.projections
+      .map((p) => p.name)
+      .filter((name) => !this.failed.has(name)) // it stays where it stopped, to be retried from there
+      .filter((name) => (this.checkpoints.get(name) ?? 0) < last);
+    if (advanced.length > 0) {
+      const outcome = await this.store.collection<Checkpoint>(CHECKPOINTS).bulkUpdate(
+        advanced.map((name) => ({
+          filter: { _id: name },
+          update: { $max: { position: last }, $unset: { failed: '' } },
+          upsert: true,
+        })),
       );
-      this.checkpoints.set(projection.name, last);
+      if (outcome.error) throw outcome.error;
+      for (const name of advanced) this.checkpoints.set(name, last);
     }
     this.waiters.advance(last);
     this.options.onBatchApplied?.(batch[batch.length - 1]);

@@ -54,7 +54,7 @@ describe('document updates without a deep copy', () => {
     assert.equal(shallowUpdate({ _id: 'd', a: 'x' }, { $inc: { a: 1 } }, false), undefined);
   });
 
-  it('copies the values it sets, so freezing the stored document never freezes the caller’s', () => {
+  it('copies the top level of the values it sets, as mingo does, so the caller’s container is not the stored one', () => {
     const given = { list: [1] };
     const { next } = shallowUpdate({ _id: 'd' }, { $set: { v: given } }, false)!;
     assert.notEqual(next.v, given);

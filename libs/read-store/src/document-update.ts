@@ -78,9 +78,17 @@ function comparable(current: unknown, value: unknown): boolean {
   return false;
 }
 
-/** Values are copied in, so freezing the stored document never freezes the caller's objects. */
+/**
+ * The top level of a value set is copied, as mingo's updater copies it (its
+ * "copy" mode), so the stored document never shares that container with the
+ * caller; what lies below is shared, and frozen with the document.
+ */
 function structuredCopy<T>(value: T): T {
-  return value !== null && typeof value === 'object' ? structuredClone(value) : value;
+  if (Array.isArray(value)) return [...value] as T;
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return { ...value } as T;
+  }
+  return value;
 }
 
 /** Any update, with mingo's updater on a deep copy. */
