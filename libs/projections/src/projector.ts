@@ -387,35 +387,49 @@ export class Projector implements ProjectionProgress {
     const reactions = this.options.reactions ?? [];
     if (reactions.length === 0) return;
     const last = batch[batch.length - 1].position;
-    const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
-    for (const reaction of reactions) {
-      const key = `reaction:${reaction.name}`;
-      if (this.failed.has(key)) continue;
-      const done = this.checkpoints.get(key) ?? 0;
-      for (const event of batch) {
-        if (event.position <= done) continue;
-        try {
-          for (const output of await reaction.react(event, this.reads, this.effects)) {
-            if (output.events.length) await this.appendOnce(output);
+    /** Reactions through the batch: their checkpoints go in one round trip, also when a later one fails. */
+    const advanced: string[] = [];
+    try {
+      for (const reaction of reactions) {
+        const key = `reaction:${reaction.name}`;
+        if (this.failed.has(key)) continue;
+        const done = this.checkpoints.get(key) ?? 0;
+        for (const event of batch) {
+          if (event.position <= done) continue;
+          try {
+            for (const output of await reaction.react(event, this.reads, this.effects)) {
+              if (output.events.length) await this.appendOnce(output);
+            }
+          } catch (error) {
+            throw attribute(error, key, event.position);
           }
-        } catch (error) {
-          throw attribute(error, key, event.position);
         }
+        if (done < last) advanced.push(key);
       }
-      if (done < last) {
-        await checkpoints.updateOne(
-          { _id: key },
-          { $max: { position: last }, $unset: { failed: '' } },
-          { upsert: true },
-        );
-        this.checkpoints.set(key, last);
-      }
+    } catch (error) {
+      // The failure is what the caller hears of; those that got through keep their progress if they can.
+      await this.checkpointReactions(advanced, last).catch(() => undefined);
+      throw error;
     }
+    await this.checkpointReactions(advanced, last);
     this.options.reactionCheckpoints?.save(
       Object.fromEntries(
         reactions.map((r) => [`reaction:${r.name}`, this.checkpoints.get(`reaction:${r.name}`) ?? 0]),
       ),
     );
+  }
+
+  private async checkpointReactions(keys: string[], last: number): Promise<void> {
+    if (keys.length === 0) return;
+    const outcome = await this.store.collection<Checkpoint>(CHECKPOINTS).bulkUpdate(
+      keys.map((key) => ({
+        filter: { _id: key },
+        update: { $max: { position: last }, $unset: { failed: '' } },
+        upsert: true,
+      })),
+    );
+    if (outcome.error) throw outcome.error;
+    for (const key of keys) this.checkpoints.set(key, last);
   }
 
   private readonly streams = new Map<string, KnownStream>();
