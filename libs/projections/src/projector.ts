@@ -408,10 +408,10 @@ export class Projector implements ProjectionProgress {
       }
     } catch (error) {
       // The failure is what the caller hears of; those that got through keep their progress if they can.
-      await this.checkpointReactions(advanced, last).catch(() => undefined);
+      await this.advanceCheckpoints(advanced, last).catch(() => undefined);
       throw error;
     }
-    await this.checkpointReactions(advanced, last);
+    await this.advanceCheckpoints(advanced, last);
     this.options.reactionCheckpoints?.save(
       Object.fromEntries(
         reactions.map((r) => [`reaction:${r.name}`, this.checkpoints.get(`reaction:${r.name}`) ?? 0]),
@@ -419,7 +419,8 @@ export class Projector implements ProjectionProgress {
     );
   }
 
-  private async checkpointReactions(keys: string[], last: number): Promise<void> {
+  /** Moves these checkpoints (projections or `reaction:` names) to `last`, in one round trip. */
+  private async advanceCheckpoints(keys: string[], last: number): Promise<void> {
     if (keys.length === 0) return;
     const outcome = await this.store.collection<Checkpoint>(CHECKPOINTS).bulkUpdate(
       keys.map((key) => ({
@@ -516,22 +517,13 @@ export class Projector implements ProjectionProgress {
       this.pending = [];
     }
     const last = batch[batch.length - 1].position;
-    // Every projection's checkpoint in one round trip.
-    const advanced = this.projections
-      .map((p) => p.name)
-      .filter((name) => !this.failed.has(name)) // it stays where it stopped, to be retried from there
-      .filter((name) => (this.checkpoints.get(name) ?? 0) < last);
-    if (advanced.length > 0) {
-      const outcome = await this.store.collection<Checkpoint>(CHECKPOINTS).bulkUpdate(
-        advanced.map((name) => ({
-          filter: { _id: name },
-          update: { $max: { position: last }, $unset: { failed: '' } },
-          upsert: true,
-        })),
-      );
-      if (outcome.error) throw outcome.error;
-      for (const name of advanced) this.checkpoints.set(name, last);
-    }
+    await this.advanceCheckpoints(
+      this.projections
+        .map((p) => p.name)
+        .filter((name) => !this.failed.has(name)) // it stays where it stopped, to be retried from there
+        .filter((name) => (this.checkpoints.get(name) ?? 0) < last),
+      last,
+    );
     this.waiters.advance(last);
     this.options.onBatchApplied?.(batch[batch.length - 1]);
   }
