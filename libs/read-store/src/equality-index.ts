@@ -47,15 +47,30 @@ export class EqualityIndex {
    * superset of the matches; undefined when it lacks one on some path.
    */
   candidates(filter: Filter): Set<string> | undefined {
+    const keys = this.lookups(filter);
+    if (!keys) return undefined;
+    const out = new Set(this.loose);
+    for (const key of keys) for (const id of this.byKey.get(key) ?? []) out.add(id);
+    return out;
+  }
+
+  /** How many candidates `candidates` would give, without gathering them (to pick the narrowest index). */
+  estimate(filter: Filter): number | undefined {
+    const keys = this.lookups(filter);
+    if (!keys) return undefined;
+    let n = this.loose.size;
+    for (const key of keys) n += this.byKey.get(key)?.size ?? 0;
+    return n;
+  }
+
+  private lookups(filter: Filter): string[] | undefined {
     let keys = [''];
     for (const [i, path] of this.paths.entries()) {
       const wanted = equalityKeys(filter[path]);
       if (!wanted || keys.length * wanted.length > MAX_LOOKUPS) return undefined;
       keys = keys.flatMap((k) => wanted.map((w) => (i === 0 ? w : `${k}\u0000${w}`)));
     }
-    const out = new Set(this.loose);
-    for (const key of keys) for (const id of this.byKey.get(key) ?? []) out.add(id);
-    return out;
+    return keys;
   }
 
   /** The keys a document is found under, or null when it must always be a candidate. */

@@ -292,13 +292,13 @@ class MemoryCollection implements ReadCollection<Doc> {
       return doc ? [doc] : [];
     }
     if (this.indexedPaths.some(([first]) => first in filter)) {
-      let fewest: Set<string> | undefined;
+      let narrowest: EqualityIndex | undefined;
+      let fewest = Infinity;
       for (const index of this.usableIndexes() ?? []) {
-        const ids = index.candidates(filter);
-        if (ids && (!fewest || ids.size < fewest.size)) fewest = ids;
-        if (fewest?.size === 0) break;
+        const n = index.estimate(filter);
+        if (n !== undefined && n < fewest) [narrowest, fewest] = [index, n];
       }
-      if (fewest) return this.inOrder(fewest);
+      if (narrowest) return this.inOrder(narrowest.candidates(filter)!);
     }
     return this.docs.values();
   }
@@ -370,8 +370,8 @@ class MemoryCollection implements ReadCollection<Doc> {
     for (const index of this.unique) {
       const paths = Object.keys(index.keys);
       const key = paths.map((k) => JSON.stringify(getPath(candidate, k)));
-      // Only documents with the same first key can clash: the index on it names them.
-      const same = this.candidates({ [paths[0]]: getPath(candidate, paths[0]) ?? null });
+      // Only documents with the same key can clash: the indexes on its leading fields name them.
+      const same = this.candidates(Object.fromEntries(paths.map((k) => [k, getPath(candidate, k) ?? null])));
       for (const other of same) {
         if (other._id === candidate._id) continue;
         const otherKey = Object.keys(index.keys).map((k) => JSON.stringify(getPath(other, k)));
