@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SqliteEventStore } from '#des/event-store';
-import { CHECKPOINTS, Projector, POSITION_FIELD } from '#des/projections';
+import { CHECKPOINTS, Projector, POSITION_FIELD, positionsFrom } from '#des/projections';
 import { MongoReadStore } from '#des/read-store';
 import { allProjections } from '#des/service';
 import { mongoEngine, uniqueName } from './support/engines';
@@ -58,7 +58,7 @@ describe('projector crash (kill -9 between a read-model write and its checkpoint
 
   const stats = () => reads.collection('stream_stats').find({}, { sort: { _id: 1 } });
   const checkpoint = async () =>
-    ((await reads.collection(CHECKPOINTS).findOne({ _id: 'stream_stats' }))?.position as number) ?? 0;
+    positionsFrom(await reads.collection(CHECKPOINTS).find({})).get('stream_stats') ?? 0;
 
   it('dies mid-batch with writes past its checkpoint, then converges to a full rebuild', async () => {
     const doomed = startProcess('projector', env({ DES_FAULT_KILL_AFTER_WRITES: String(KILL_AFTER_WRITES) }));

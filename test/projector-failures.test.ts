@@ -4,6 +4,7 @@ import { after, describe, it } from 'node:test';
 import { SqliteEventStore, StoreUnavailableError } from '#des/event-store';
 import {
   CHECKPOINTS,
+  positionsFrom,
   Projection,
   ProjectionFailure,
   Projector,
@@ -73,8 +74,16 @@ function harness(): Harness {
   };
 }
 
-const checkpointOf = async (store: ReadStore, name: string) =>
-  store.collection(CHECKPOINTS).findOne({ _id: name });
+/** A checkpoint as a reader sees it: its failure record, and its position from the positions document. */
+const checkpointOf = async (
+  store: ReadStore,
+  name: string,
+): Promise<{ position?: number; failed?: ProjectionFailure } | null> => {
+  const docs = await store.collection(CHECKPOINTS).find({});
+  const doc = docs.find((d) => d._id === name);
+  const position = positionsFrom(docs).get(name);
+  return doc || position !== undefined ? { ...doc, position } : null;
+};
 
 let mongo: Engine | undefined;
 const stores: [string, () => Promise<ReadStore>][] = [

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type EventStore, microsToSeconds } from '#des/event-store';
 import { EVENT_STORE, READ_STORE } from '#des/platform';
-import { CHECKPOINTS } from '#des/projections';
+import { CHECKPOINTS, positionsFrom } from '#des/projections';
 import type { ReadStore } from '#des/read-store';
 import type { TestApp } from './app';
 import { binary, textOf } from './pdf';
@@ -27,8 +27,8 @@ export async function settle(t: TestApp): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
     const head = (await events.head()).position;
-    const checkpoints = await reads.collection(CHECKPOINTS).find({});
-    const passed = checkpoints.length > 0 && checkpoints.every((c) => (c.position as number) >= head);
+    const positions = [...positionsFrom(await reads.collection(CHECKPOINTS).find({})).values()];
+    const passed = positions.length > 0 && positions.every((position) => position >= head);
     if (passed && (await events.head()).position === head) return;
     if (Date.now() > deadline) throw new Error(`the projector did not pass position ${head} in 20 s`);
     await new Promise((r) => setTimeout(r, 4));

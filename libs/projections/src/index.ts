@@ -6,3 +6,4 @@ export * from './lease';
 export { streamStatsProjection } from './stream-stats.projection';
 export * from './reaction';
 export * from './reaction-checkpoint-file';
+export * from './checkpoint-positions';

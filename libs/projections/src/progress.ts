@@ -1,5 +1,6 @@
 import type { ReadStore } from '#des/read-store';
 import { CHECKPOINTS } from './projection';
+import { POSITIONS, positionsFrom } from './checkpoint-positions';
 
 /** Read-your-writes: wait until the read models reflect a position of the log. */
 export interface ProjectionProgress {
@@ -72,11 +73,19 @@ export class CheckpointPoller implements ProjectionProgress {
    * back: readiness reports it instead.
    */
   async appliedPosition(): Promise<number> {
-    const docs = await this.store.collection(CHECKPOINTS).find({ _id: { $in: this.projectionNames } });
-    if (docs.length < this.projectionNames.length) return 0;
-    const running = docs.filter((d) => !d.failed);
-    if (running.length === 0) return Number.MAX_SAFE_INTEGER;
-    return Math.min(...running.map((d) => (d.position as number | undefined) ?? 0));
+    const docs = await this.store
+      .collection(CHECKPOINTS)
+      .find({ _id: { $in: [...this.projectionNames, POSITIONS] } });
+    const positions = positionsFrom(docs);
+    const failed = new Set(docs.filter((d) => d.failed).map((d) => d._id));
+    let applied = Number.MAX_SAFE_INTEGER;
+    for (const name of this.projectionNames) {
+      if (failed.has(name)) continue;
+      const position = positions.get(name);
+      if (position === undefined) return 0;
+      applied = Math.min(applied, position);
+    }
+    return applied;
   }
 
   async waitFor(position: number, timeoutMs: number): Promise<boolean> {

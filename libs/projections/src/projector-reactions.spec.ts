@@ -11,6 +11,7 @@ import {
 } from '#des/event-store';
 import { MemoryReadStore } from '#des/read-store';
 import { CHECKPOINTS } from './projection';
+import { POSITIONS, forgetPositions } from './checkpoint-positions';
 import { Projector } from './projector';
 import { derivedId, Reaction } from './reaction';
 import { reactionCheckpointFile } from './reaction-checkpoint-file';
@@ -97,6 +98,7 @@ describe('Projector reactions append with the exact expected revision', () => {
 
     // A crash before the reaction's checkpoint was saved; meanwhile the target moved on and a new trigger came.
     await reads.collection(CHECKPOINTS).deleteMany({ _id: 'reaction:echo' });
+    await reads.collection(CHECKPOINTS).updateOne({ _id: POSITIONS }, forgetPositions(['reaction:echo']));
     await real.append(TARGET, [event('attestation_reported')], 1);
     await real.append(SOURCE, [event('trigger', { n: 2 })], 'any');
     events.calls.length = 0;

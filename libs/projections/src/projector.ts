@@ -8,6 +8,7 @@ import {
 import type { Doc, ReadStore } from '#des/read-store';
 import { PositionedWrite, applyAllOnce, applyOnce } from './guarded-write';
 import { CHECKPOINTS, DocWrite, Projection, ProjectionReads, declareCollections } from './projection';
+import { POSITIONS, advancePositions, forgetPositions, positionsFrom } from './checkpoint-positions';
 import { ProjectionProgress, PositionWaiters } from './progress';
 import type { Reaction, ReactionEffects, ReactionOutput } from './reaction';
 
@@ -208,10 +209,11 @@ export class Projector implements ProjectionProgress {
     this.attempts.clear();
     await declareCollections(this.store, this.projections);
     const saved = await this.store.collection<Checkpoint>(CHECKPOINTS).find({});
+    const positions = positionsFrom(saved);
+    this.failureRecorded = new Set(saved.filter((c) => c.failed).map((c) => c._id));
     const durable = this.options.reactionCheckpoints?.load() ?? {};
     for (const name of this.names()) {
-      const position = saved.find((c) => c._id === name)?.position ?? 0;
-      this.checkpoints.set(name, Math.max(position, durable[name] ?? 0));
+      this.checkpoints.set(name, Math.max(positions.get(name) ?? 0, durable[name] ?? 0));
     }
     const from = Math.min(...this.checkpoints.values(), Number.MAX_SAFE_INTEGER);
     this.waiters.advance(from === Number.MAX_SAFE_INTEGER ? 0 : from);
@@ -263,6 +265,9 @@ export class Projector implements ProjectionProgress {
     await this.store
       .collection(CHECKPOINTS)
       .deleteMany({ _id: { $in: this.projections.map((p) => p.name) } });
+    await this.store
+      .collection(CHECKPOINTS)
+      .updateOne({ _id: POSITIONS }, forgetPositions(this.projections.map((p) => p.name)));
     this.checkpoints.clear();
     for (const p of this.projections) {
       this.checkpoints.set(p.name, 0);
@@ -371,6 +376,7 @@ export class Projector implements ProjectionProgress {
     await this.store
       .collection<Checkpoint>(CHECKPOINTS)
       .updateOne({ _id: failure.projection }, { $set: { failed: failure } }, { upsert: true });
+    this.failureRecorded.add(failure.projection);
     this.failed.set(failure.projection, failure);
     this.attempts.delete(`${failure.projection}@${failure.position}`);
     this.options.logger?.error(
@@ -419,18 +425,25 @@ export class Projector implements ProjectionProgress {
     );
   }
 
-  /** Moves these checkpoints (projections or `reaction:` names) to `last`, in one round trip. */
+  /** Checkpoints whose document records a failure, to be cleared once they move on. */
+  private failureRecorded = new Set<string>();
+
+  /**
+   * Moves these checkpoints (projections or `reaction:` names) to `last`: one
+   * write to the positions document, and a failure record cleared for one
+   * that was stopped before and now got through.
+   */
   private async advanceCheckpoints(keys: string[], last: number): Promise<void> {
     if (keys.length === 0) return;
-    const outcome = await this.store.collection<Checkpoint>(CHECKPOINTS).bulkUpdate(
-      keys.map((key) => ({
-        filter: { _id: key },
-        update: { $max: { position: last }, $unset: { failed: '' } },
-        upsert: true,
-      })),
-    );
-    if (outcome.error) throw outcome.error;
-    for (const key of keys) this.checkpoints.set(key, last);
+    const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
+    await checkpoints.updateOne({ _id: POSITIONS }, advancePositions(keys, last), { upsert: true });
+    for (const key of keys) {
+      if (this.failureRecorded.has(key)) {
+        await checkpoints.updateOne({ _id: key }, { $unset: { failed: '' } });
+        this.failureRecorded.delete(key);
+      }
+      this.checkpoints.set(key, last);
+    }
   }
 
   private readonly streams = new Map<string, KnownStream>();
