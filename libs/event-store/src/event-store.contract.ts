@@ -55,6 +55,34 @@ export function eventStoreContract(
       assert.ok(read[0].position < read[1].position);
     });
 
+    it('reads one page of a stream: from a revision, at most maxCount events, still bounded by the instant', async () => {
+      const stream = streamName();
+      const first = await store.append(
+        stream,
+        [0, 1, 2, 3, 4].map((i) => event('tick', { i })),
+        'no_stream',
+      );
+      await store.append(stream, [event('tick', { i: 5 })], first.nextRevision);
+      const page = await store.readStream(stream, { fromRevision: 2, maxCount: 2 });
+      assert.deepEqual(
+        page.map((e) => [e.revision, e.data.i]),
+        [
+          [2, 2],
+          [3, 3],
+        ],
+      );
+      const beforeLast = await store.readStream(stream, {
+        fromRevision: 3,
+        maxCount: 10,
+        untilPosition: first.position,
+      });
+      assert.deepEqual(
+        beforeLast.map((e) => e.revision),
+        [3, 4],
+      );
+      assert.deepEqual(await store.readStream(stream, { fromRevision: 6, maxCount: 2 }), []);
+    });
+
     it('refuses an append whose expected revision is stale', async () => {
       const stream = streamName();
       await store.append(stream, [event('a')], 'no_stream');

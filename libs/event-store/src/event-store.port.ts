@@ -59,6 +59,8 @@ export interface ReadStreamOptions {
    * so an event recorded later within the same clock tick never leaks in.
    */
   untilPosition?: number;
+  /** At most this many events (from `fromRevision` on): one page of a long stream. */
+  maxCount?: number;
 }
 
 export interface Following {

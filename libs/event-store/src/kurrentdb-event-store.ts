@@ -164,6 +164,7 @@ export class KurrentDbEventStore implements EventStore {
         this.client.readStream(stream, {
           direction: FORWARDS,
           fromRevision: options.fromRevision ? BigInt(options.fromRevision) : START,
+          ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
         }),
       )) {
         const event = toStored(resolved);

@@ -198,8 +198,8 @@ export class SqliteEventStore implements EventStore {
       ledgerHead: db.prepare<[string, number], { position: number; recorded_at: number; hash: string }>(
         'SELECT position, recorded_at, hash FROM events WHERE org = ? AND recorded_at <= ? ORDER BY position DESC LIMIT 1',
       ),
-      readStream: db.prepare<[string, number, number, number], Row>(
-        'SELECT * FROM events WHERE stream = ? AND revision >= ? AND recorded_at <= ? AND position <= ? ORDER BY revision',
+      readStream: db.prepare<[string, number, number, number, number], Row>(
+        'SELECT * FROM events WHERE stream = ? AND revision >= ? AND recorded_at <= ? AND position <= ? ORDER BY revision LIMIT ?',
       ),
       // The (stream, revision) index serves the range; the few rows it finds are sorted by position.
       readByPrefix: db.prepare<[string, string, number, number], Row>(
@@ -330,6 +330,7 @@ export class SqliteEventStore implements EventStore {
           options.fromRevision ?? 0,
           options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
           options.untilPosition ?? Number.MAX_SAFE_INTEGER,
+          options.maxCount ?? -1, // SQLite: a negative LIMIT is none
         )
         .map(toStored),
     );

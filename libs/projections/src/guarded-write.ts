@@ -1,4 +1,4 @@
-import { DuplicateKeyError, ReadStore, type BulkUpdate } from '#des/read-store';
+import { type Doc, DuplicateKeyError, ReadStore, type BulkUpdate } from '#des/read-store';
 import type { DocWrite } from './projection';
 
 /** Field on every projected document: the global position of the last event applied to it. */
@@ -18,6 +18,11 @@ export function withoutInternals<T extends { _id?: unknown; [POSITION_FIELD]?: u
 export interface PositionedWrite {
   write: DocWrite;
   position: number;
+}
+
+/** A write-once document as it is inserted: `_pos` is the event that made it. */
+function created({ write, position }: PositionedWrite): Doc {
+  return { ...(write.update.$set ?? {}), _id: write.id, [POSITION_FIELD]: position };
 }
 
 function guarded({ write, position }: PositionedWrite): BulkUpdate {
@@ -40,6 +45,8 @@ async function wasApplied(store: ReadStore, { write, position }: PositionedWrite
  * with no multi-document transaction. False when it had already been applied.
  */
 export async function applyOnce(store: ReadStore, write: DocWrite, position: number): Promise<boolean> {
+  if (write.once)
+    return (await store.collection(write.collection).insertOnce([created({ write, position })])) > 0;
   const op = guarded({ write, position });
   try {
     const r = await store.collection(write.collection).updateOne(op.filter, op.update, { upsert: true });
@@ -58,6 +65,23 @@ export async function applyOnce(store: ReadStore, write: DocWrite, position: num
  * one that did land is a no-op.
  */
 export async function applyAllOnce(
+  store: ReadStore,
+  collection: string,
+  writes: PositionedWrite[],
+): Promise<void> {
+  // Runs of write-once inserts and of guarded updates, each in bulk, in order.
+  for (let start = 0; start < writes.length;) {
+    const once = writes[start].write.once === true;
+    let end = start + 1;
+    while (end < writes.length && (writes[end].write.once === true) === once) end++;
+    const run = writes.slice(start, end);
+    if (once) await store.collection(collection).insertOnce(run.map(created));
+    else await applyUpdatesOnce(store, collection, run);
+    start = end;
+  }
+}
+
+async function applyUpdatesOnce(
   store: ReadStore,
   collection: string,
   writes: PositionedWrite[],

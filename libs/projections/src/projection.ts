@@ -6,6 +6,13 @@ export interface DocWrite {
   collection: string;
   id: string;
   update: Update;
+  /**
+   * The document is written once and never changed (a timeline entry): it is
+   * inserted with `update.$set`'s fields, and found there on a replay.
+   * Inserting is cheap where updating is not (FerretDB's SQLite backend reads
+   * the whole collection for every update).
+   */
+  once?: true;
 }
 
 /** Reads the projection may need to compute its writes (e.g. denormalised names). */

@@ -7,6 +7,7 @@ import {
 } from '#des/event-store';
 import type { Doc, ReadStore } from '#des/read-store';
 import { PositionedWrite, applyAllOnce, applyOnce } from './guarded-write';
+import { BatchOverlay } from './batch-overlay';
 import { CHECKPOINTS, DocWrite, Projection, ProjectionReads, declareCollections } from './projection';
 import { POSITIONS, advancePositions, forgetPositions, positionsFrom } from './checkpoint-positions';
 import { ProjectionProgress, PositionWaiters } from './progress';
@@ -148,11 +149,14 @@ export class Projector implements ProjectionProgress {
     private readonly options: ProjectorOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 500;
-    // A projection that reads sees every write before it: pending writes are flushed first.
+    // A projection that reads sees every write before it: a document through the batch's
+    // overlay (no flush); a query after the pending writes are flushed.
     this.reads = {
       get: async (collection, id) => {
-        await this.flush();
-        return this.store.collection(collection).findOne({ _id: id }) as never;
+        const known = this.overlay.get(collection, id);
+        if (known !== undefined) return known as never;
+        const stored = await this.store.collection(collection).findOne({ _id: id });
+        return this.overlay.load(collection, id, stored, this.pending) as never;
       },
       find: async (collection, filter) => {
         await this.flush();
@@ -294,9 +298,13 @@ export class Projector implements ProjectionProgress {
   }
 
   private pending: PendingWrite[] = [];
+  private readonly overlay = new BatchOverlay();
 
   /** Sends pending writes, collection by collection (and projection by projection) in order, in bulk. */
   private async flush(): Promise<void> {
+    this.pending = this.overlay.coalesce(this.pending);
+    // The store now answers for every document: what the overlay knew is read again.
+    this.overlay.clear();
     while (this.pending.length > 0) {
       const chunk = this.pending.splice(0, this.options.flushSize ?? 100);
       const groups = new Map<string, PendingWrite[]>();
@@ -509,6 +517,7 @@ export class Projector implements ProjectionProgress {
   }
 
   private async project(batch: StoredEvent[]): Promise<void> {
+    this.overlay.clear();
     try {
       for (const event of batch) {
         for (const projection of this.projections) {
@@ -521,13 +530,16 @@ export class Projector implements ProjectionProgress {
             throw attribute(error, projection.name, event.position);
           }
           for (const write of writes) {
-            this.pending.push({ write, position: event.position, projection: projection.name });
+            const pending = { write, position: event.position, projection: projection.name };
+            this.pending.push(pending);
+            this.overlay.written(pending);
           }
         }
       }
       await this.flush();
     } finally {
       this.pending = [];
+      this.overlay.clear();
     }
     const last = batch[batch.length - 1].position;
     await this.advanceCheckpoints(

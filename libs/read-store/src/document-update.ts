@@ -110,3 +110,8 @@ export function deepUpdate(
   }
   return { next, changed };
 }
+
+/** A document after an update, computed as the memory store computes it (a new object; the one given is not changed). */
+export function updatedDocument(doc: Doc, update: Update, inserting: boolean): Doc {
+  return (shallowUpdate(doc, update, inserting) ?? deepUpdate(doc, update, inserting)).next as Doc;
+}

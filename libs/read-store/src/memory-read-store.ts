@@ -274,6 +274,16 @@ class MemoryCollection implements ReadCollection<Doc> {
     return {};
   }
 
+  async insertOnce(docs: Doc[]): Promise<number> {
+    let inserted = 0;
+    for (const { _id, ...fields } of docs) {
+      if (this.docs.has(_id)) continue;
+      await this.replaceWith({ _id }, { $set: fields }, true);
+      inserted++;
+    }
+    return inserted;
+  }
+
   async deleteMany(filter: Filter): Promise<number> {
     const matches = this.select(filter);
     for (const doc of matches) this.remove(doc);

@@ -203,6 +203,31 @@ class MongoCollection implements ReadCollection<Doc> {
     }
   }
 
+  /**
+   * insertMany, unordered: FerretDB's SQLite backend inserts through its `_id`
+   * index, where every update or upsert reads the whole collection.
+   */
+  async insertOnce(docs: Doc[]): Promise<number> {
+    let inserted = 0;
+    for (let offset = 0; offset < docs.length; offset += BULK_CHUNK) {
+      const chunk = docs.slice(offset, offset + BULK_CHUNK);
+      try {
+        inserted += (await this.c.insertMany(chunk, { ordered: false })).insertedCount;
+      } catch (error) {
+        if (!(error instanceof MongoBulkWriteError)) throw this.translateWrite(error);
+        const refused = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+        for (const w of refused) {
+          if (w.code !== DUPLICATE_KEY) throw this.translateWrite(error);
+          // Already there by `_id` (a replay), or refused by another unique index (real).
+          const doc = chunk[w.index];
+          if (!(await this.findOne({ _id: doc._id }))) throw new DuplicateKeyError(this.name, 'unknown');
+        }
+        inserted += error.insertedCount ?? chunk.length - refused.length;
+      }
+    }
+    return inserted;
+  }
+
   async deleteMany(filter: Filter): Promise<number> {
     return (await guard(() => this.c.deleteMany(filter))).deletedCount;
   }

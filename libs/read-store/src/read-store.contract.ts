@@ -144,6 +144,44 @@ export function readStoreContract(name: string, open: () => Promise<ReadStore>):
       assert.equal(await c.count({}), 0);
     });
 
+    it('inserts write-once documents, leaving those already there as they are; another unique key refuses', async () => {
+      const c = store.collection('entries');
+      await store.ensureIndexes('entries', [{ name: 'by_key', keys: { key: 1 }, unique: true }]);
+      assert.equal(
+        await c.insertOnce([
+          { _id: 'e1', key: 1, v: 'first' },
+          { _id: 'e2', key: 2, v: 'first' },
+        ]),
+        2,
+      );
+      // A replay of e2 (with whatever it says) changes nothing, and e3 after it still lands.
+      assert.equal(
+        await c.insertOnce([
+          { _id: 'e2', key: 2, v: 'again' },
+          { _id: 'e3', key: 3, v: 'first' },
+        ]),
+        1,
+      );
+      assert.deepEqual(
+        (await c.find({}, { sort: { key: 1 } })).map((d) => [d._id, d.v]),
+        [
+          ['e1', 'first'],
+          ['e2', 'first'],
+          ['e3', 'first'],
+        ],
+      );
+      await assert.rejects(c.insertOnce([{ _id: 'e4', key: 1, v: 'clash' }]), DuplicateKeyError);
+      assert.equal(await c.findOne({ _id: 'e4' }), null);
+      const write = { collection: 'entries', id: 'e5', update: { $set: { key: 5 } }, once: true as const };
+      assert.equal(await applyOnce(store, write, 9), true);
+      assert.equal(await applyOnce(store, write, 9), false);
+      await applyAllOnce(store, 'entries', [
+        { write, position: 9 },
+        { write: { ...write, id: 'e6', update: { $set: { key: 6 } } }, position: 10 },
+      ]);
+      assert.deepEqual(await c.findOne({ _id: 'e6' }), { _id: 'e6', key: 6, _pos: 10 });
+    });
+
     it('applies a projection write once per position (replays are no-ops)', async () => {
       const write = { collection: 'guarded', id: 'doc', update: { $inc: { n: 1 } } };
       assert.equal(await applyOnce(store, write, 5), true);

@@ -44,6 +44,14 @@ export interface ReadCollection<T extends Doc = Doc> {
    * whether to resume after it.
    */
   bulkUpdate(ops: BulkUpdate[]): Promise<BulkOutcome>;
+  /**
+   * Inserts the documents whose `_id` is not there yet, in as few round trips
+   * as the engine allows; one already there is left as it is (for documents
+   * written once and never changed, a second insert is a replay). Answers how
+   * many were inserted. A unique index on another key refusing one throws
+   * DuplicateKeyError (the others may have been inserted).
+   */
+  insertOnce(docs: T[]): Promise<number>;
 }
 
 export interface BulkUpdate {
