@@ -132,21 +132,25 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       ]);
       assert.equal(full.artifacts[0].attestations.scan.type, 'snyk');
       assert.deepEqual(full.git_commit_info.sha1, 'abc123');
+      assert.equal(full.event_count, 8);
+      assert.equal('events' in full, false, 'the timeline is paged from its own endpoint');
+      const timeline = (await t.http.get('/api/v2/trails/acme/backend/main-42/events?per_page=5')).body;
+      const rest = (await t.http.get(timeline._links.next)).body;
       assert.deepEqual(
-        full.events.map((e: { type: string }) => e.type),
+        [timeline.total_count, timeline.total_pages, rest.page, rest._links.next],
+        [8, 2, 2, null],
+      );
+      const events = [...timeline.events, ...rest.events];
+      assert.deepEqual(
+        events.map((e: { seq: number; type: string }) => [e.seq, e.type]),
         [
-          'trail_reported',
-          'artifact_reported',
-          'attestation_reported',
-          'attestation_reported',
-          'attestation_reported',
-          'attestation_reported',
-          'attestation_reported',
-          'attestation_reported',
+          [0, 'trail_reported'],
+          [1, 'artifact_reported'],
+          ...[2, 3, 4, 5, 6, 7].map((seq) => [seq, 'attestation_reported']),
         ],
       );
       assert.ok(
-        full.events.every(
+        events.every(
           (e: { timestamp: number }, i: number, all: { timestamp: number }[]) =>
             i === 0 || e.timestamp >= all[i - 1].timestamp,
         ),

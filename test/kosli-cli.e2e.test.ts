@@ -198,11 +198,11 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.deepEqual(res.body.pagination, { page: 1, page_count: 1, total: 1, per_page: 20 });
     });
 
-    it('get trail: the trail with its events', async () => {
+    it('get trail: the trail with the count of its events', async () => {
       const res = await replay('get-trail');
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.name, 't1');
-      assert.equal(res.body.events.length, 6);
+      assert.equal(res.body.event_count, 6);
     });
 
     it('list environments and get environment', async () => {

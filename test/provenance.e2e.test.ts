@@ -72,7 +72,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     after(async () => t.close());
 
     const trailEvents = async (trail: string) =>
-      (await t.http.get(`/api/v2/trails/acme/shop/${trail}`)).body.events.map(
+      (await t.http.get(`/api/v2/trails/acme/shop/${trail}/events?per_page=100`)).body.events.map(
         (e: { type: string }) => e.type,
       ) as string[];
 

@@ -6,3 +6,4 @@ export * from './commit';
 export * from './trail-time-machine';
 export * from './pdf-renderer.provider';
 export * from './trail.commands';
+export * from './trail-timeline';

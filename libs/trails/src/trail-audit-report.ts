@@ -1,5 +1,13 @@
 import { html, SafeHtml } from '#des/reports';
 import type { Compliance, TrailView, AttestationView } from './trail.view';
+import type { TimelineEntry } from './trail-timeline';
+
+/** The timeline the report prints: its latest entries, how many there are in all, and where the rest are. */
+export interface ReportTimeline {
+  entries: TimelineEntry[];
+  total: number;
+  rest: string;
+}
 
 const when = (seconds: number | null | undefined) =>
   seconds === null || seconds === undefined
@@ -32,7 +40,8 @@ export function trailAuditHtml(
   instant: number,
   generatedAt: number,
   /** The organization's hash chain head at the instant: a printed report can be checked against the log. */
-  ledger?: { position: number; hash: string },
+  ledger: { position: number; hash: string } | undefined,
+  timeline: ReportTimeline,
 ): string {
   const commit = view.git_commit_info;
   const rows = [
@@ -193,12 +202,20 @@ export function trailAuditHtml(
             : html`<p>No attestations.</p>`
         }
         <h2>Timeline</h2>
+        ${
+          timeline.entries.length < timeline.total
+            ? html`<p>
+                The latest ${timeline.entries.length.toLocaleString('en')} of
+                ${timeline.total.toLocaleString('en')} entries; every entry: <code>GET ${timeline.rest}</code>
+              </p>`
+            : ''
+        }
         <table>
           <tr>
             <th>When</th>
             <th>Event</th>
           </tr>
-          ${view.events.map(
+          ${timeline.entries.map(
             (e) =>
               html`<tr>
                 <td>${when(e.timestamp)}</td>

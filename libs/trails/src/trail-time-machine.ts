@@ -48,11 +48,11 @@ interface Until {
  */
 @Injectable()
 export class TrailTimeMachine {
-  // Bounded by the events the kept folds hold, so a few very long trails cannot crowd memory.
+  // Bounded by what the kept folds hold (a fold's artifacts and attestations), so a few very long trails cannot crowd memory.
   private readonly trails = new LRUCache<string, Folds<TrailView | null>>({
     max: 5_000,
     maxSize: 5_000_000,
-    sizeCalculation: (folds) => folds.reduce((n, fold) => n + fold.revision + 1, 0),
+    sizeCalculation: (folds) => folds.reduce((n, fold) => n + 1 + weight(fold.value), 0),
   });
   private readonly flows = new LRUCache<string, Folds<FlowState | null>>({ max: 1_000 });
 
@@ -133,6 +133,9 @@ export class TrailTimeMachine {
     return fold;
   }
 }
+
+const weight = (view: TrailView | null) =>
+  view ? view.artifacts.length + Object.keys(view.attestations).length : 0;
 
 /** Every FOLD_EVERY-th fold of both lists, and the furthest fold of all, by revision. */
 function keptFolds<T>(old: Folds<T>, made: Folds<T>): Folds<T> {

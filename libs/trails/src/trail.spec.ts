@@ -5,6 +5,7 @@ import { parseAttestation } from './attestation-types';
 import { TrailCommand, trailDecider } from './trail.decider';
 import type { ArtifactData, AttestationData, TrailData, TrailEvent } from './trail.events';
 import { evolveTrailView, trailCompliance, TrailView } from './trail.view';
+import { timelineEntry } from './trail-timeline';
 
 const fp = 'a'.repeat(64);
 const trail: TrailData = {
@@ -90,7 +91,7 @@ describe('trail view and compliance', () => {
     artifacts: [{ name: 'backend', attestations: [{ name: 'scan', type: 'snyk' }] }],
   };
 
-  it('keeps the latest attestation of a name, on the trail and per artifact, with a timeline', () => {
+  it('keeps the latest attestation of a name, on the trail and per artifact, and counts its timeline', () => {
     const v = view([
       begun,
       artifact,
@@ -100,18 +101,75 @@ describe('trail view and compliance', () => {
     ]);
     assert.equal(v.attestations.tests.compliant, true);
     assert.equal(v.artifacts[0].attestations.scan.compliant, true);
-    assert.deepEqual(
-      v.events.map((e) => e.type),
-      [
-        'trail_reported',
-        'artifact_reported',
-        'attestation_reported',
-        'attestation_reported',
-        'attestation_reported',
-      ],
-    );
+    assert.equal(v.event_count, 5);
+    assert.equal('events' in v, false, 'the timeline lives in its own documents, not in the trail');
     assert.equal(v.created_at, 1);
     assert.equal(v.last_modified_at, 5);
+  });
+
+  it('reads each event as one timeline entry, numbered by its revision', () => {
+    const running = {
+      fingerprint: fp,
+      artifact_name: 'backend:1',
+      environment: 'prod',
+      flow: 'backend',
+      trail: 'main-1',
+      commit: null,
+      repo: null,
+    };
+    const events: TrailEvent[] = [
+      begun,
+      { type: 'trail_updated', data: { ...trail, description: 'x' } },
+      artifact,
+      { type: 'attestation_reported', data: attestation('tests', false) },
+      { type: 'attestation_reported', data: attestation('scan', true, fp) },
+      {
+        type: 'artifact_started_running',
+        data: { ...running, snapshot_index: 3 },
+      },
+      {
+        type: 'artifact_stopped_running',
+        data: { ...running, snapshot_index: 4 },
+      },
+    ];
+    assert.deepEqual(
+      events.map((e, i) => timelineEntry(e, i, 2_500_000 * (i + 1))),
+      [
+        { seq: 0, type: 'trail_reported', timestamp: 2.5, summary: 'trail main-1 begun' },
+        { seq: 1, type: 'trail_updated', timestamp: 5, summary: 'trail updated' },
+        {
+          seq: 2,
+          type: 'artifact_reported',
+          timestamp: 7.5,
+          summary: 'artifact backend:1 reported (aaaaaaaaaaaa)',
+        },
+        {
+          seq: 3,
+          type: 'attestation_reported',
+          timestamp: 10,
+          summary: 'generic attestation tests: non-compliant',
+        },
+        {
+          seq: 4,
+          type: 'attestation_reported',
+          timestamp: 12.5,
+          summary: 'generic attestation scan: compliant (artifact aaaaaaaaaaaa)',
+        },
+        {
+          seq: 5,
+          type: 'artifact_started_running',
+          timestamp: 15,
+          summary: 'backend:1 started running in prod (snapshot 3)',
+        },
+        {
+          seq: 6,
+          type: 'artifact_stopped_running',
+          timestamp: 17.5,
+          summary: 'backend:1 stopped running in prod (snapshot 4)',
+        },
+      ],
+    );
+    assert.equal(view(events).event_count, events.length);
   });
 
   it('is INCOMPLETE, COMPLIANT or NON-COMPLIANT against a template', () => {

@@ -21,12 +21,6 @@ export interface ArtifactView extends ArtifactData {
   exited: (RunningPlace & { until: number })[];
 }
 
-export interface TimelineEntry {
-  type: TrailEvent['type'];
-  timestamp: number;
-  summary: string;
-}
-
 /** A trail as `GET /trails/...` shows it (compliance is added against the flow's template). */
 export interface TrailView extends TrailData {
   org: string;
@@ -35,7 +29,8 @@ export interface TrailView extends TrailData {
   artifacts: ArtifactView[];
   /** Trail-level attestations by name: the latest of a name wins. */
   attestations: Record<string, AttestationView>;
-  events: TimelineEntry[];
+  /** Entries on the trail's timeline (one per event of its stream): the timeline itself is paged from its own documents. */
+  event_count: number;
 }
 
 /**
@@ -57,14 +52,18 @@ export function evolveTrailView(
       last_modified_at: at,
       artifacts: [],
       attestations: {},
-      events: [{ type: event.type, timestamp: at, summary: `trail ${event.data.name} begun` }],
+      event_count: 1,
     };
   }
   if (!view) return view;
-  const timeline = (summary: string) => [...view.events, { type: event.type, timestamp: at, summary }];
+  const next = evolveKnownTrail(view, event, at);
+  return { ...next, event_count: view.event_count + 1 };
+}
+
+function evolveKnownTrail(view: TrailView, event: TrailEvent, at: number): TrailView {
   switch (event.type) {
     case 'trail_updated':
-      return { ...view, ...event.data, last_modified_at: at, events: timeline('trail updated') };
+      return { ...view, ...event.data, last_modified_at: at };
     case 'artifact_reported': {
       const existing = view.artifacts.find((a) => a.fingerprint === event.data.fingerprint);
       const artifact: ArtifactView = {
@@ -80,19 +79,16 @@ export function evolveTrailView(
         artifacts: existing
           ? view.artifacts.map((a) => (a.fingerprint === artifact.fingerprint ? artifact : a))
           : [...view.artifacts, artifact],
-        events: timeline(`artifact ${event.data.filename} reported (${event.data.fingerprint.slice(0, 12)})`),
       };
     }
     case 'attestation_reported': {
       const { artifact_fingerprint, ...rest } = event.data;
       const attestation: AttestationView = { ...rest, reported_at: at };
-      const summary = `${event.data.type} attestation ${event.data.name}: ${event.data.compliant ? 'compliant' : 'non-compliant'}`;
       if (!artifact_fingerprint) {
         return {
           ...view,
           last_modified_at: at,
           attestations: { ...view.attestations, [event.data.name]: attestation },
-          events: timeline(summary),
         };
       }
       return {
@@ -109,7 +105,6 @@ export function evolveTrailView(
               }
             : a,
         ),
-        events: timeline(`${summary} (artifact ${artifact_fingerprint.slice(0, 12)})`),
       };
     }
     case 'artifact_started_running':
@@ -132,9 +127,6 @@ export function evolveTrailView(
             ],
           };
         }),
-        events: timeline(
-          `${event.data.artifact_name} ${started ? 'started running in' : 'stopped running in'} ${environment} (snapshot ${snapshot_index})`,
-        ),
       };
     }
     default:

@@ -19,6 +19,8 @@ import {
   ApiError,
   AtQuery,
   AttachmentStore,
+  PageQuery,
+  paged,
   AcceptsDataJson,
   EVENT_STORE,
   READ_STORE,
@@ -40,6 +42,11 @@ import { ATTESTATION_TYPES, AttachmentRef, AttestationType } from './trail.event
 import { ArtifactView, trailAsShown, trailCompliance, TrailView } from './trail.view';
 import { PutTrailDto, ReportArtifactDto, TrailsQuery } from './trails.dto';
 import { ARTIFACTS, artifactId, TRAILS, trailId } from './trails.projection';
+import { TrailTimelineQuery } from './trail-timeline.query';
+import { timelinePage } from './trail-timeline';
+
+/** The audit PDF prints at most this many timeline entries (the latest); the rest are a page away in the API. */
+const PDF_TIMELINE_ENTRIES = 2_000;
 
 /** Trails, the artifacts they built and the attestations made on them. */
 @ApiTags('evidence')
@@ -55,6 +62,7 @@ export class TrailsController {
     private readonly history: ReadModelsAt,
     @Inject(EVENT_STORE) private readonly events: EventStore,
     private readonly attachments: AttachmentStore,
+    private readonly timeline: TrailTimelineQuery,
   ) {}
 
   /** A flow's trails and artifacts now, or (`at`) as its streams made them up to that instant. */
@@ -90,7 +98,8 @@ export class TrailsController {
       new ChangeTrail(org, flow, body.name, { kind: 'put_trail', trail }, requestMetadata(req)),
     );
     res.status(done.events[0]?.type === 'trail_reported' ? 201 : 200);
-    return this.trailWithCompliance(org, flow, body.name);
+    const { view, template } = await this.trailView(org, flow, body.name, undefined);
+    return trailAsShown(view, template);
   }
 
   @Get('trails/:org')
@@ -158,11 +167,41 @@ export class TrailsController {
     @Param('trail') trail: string,
     @Query() query: AtQuery,
   ) {
-    if (query.at === undefined) return this.trailWithCompliance(org, flow, trail);
-    const past = await this.timeMachine.at(org, flow, trail, query.at);
-    if (!past.flowExists) throw new ApiError(404, 'Flow not found');
-    if (!past.view) throw new ApiError(404, 'Trail not found');
-    return trailAsShown(past.view, past.template);
+    const { view, template } = await this.trailView(org, flow, trail, query.at);
+    return trailAsShown(view, template);
+  }
+
+  @Get('trails/:org/:flow/:trail/events')
+  @Requires('reader')
+  @ApiOkResponse({
+    description:
+      "The trail's timeline, oldest first, a page at a time: {events: [{seq, type, timestamp, summary}], page, per_page, total_pages, total_count, _links}",
+  })
+  async trailEvents(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('trail') trail: string,
+    @Query() query: PageQuery,
+    @Req() req: AuthenticatedRequest,
+  ) {
+    const total = (await this.trailView(org, flow, trail, query.at)).view.event_count;
+    const page = query.page ?? 1;
+    const perPage = query.per_page ?? 20;
+    const entries = await this.timeline.entries(
+      org,
+      flow,
+      trail,
+      timelinePage(total, page, perPage),
+      query.at,
+    );
+    const { items, ...page_ } = paged(entries, {
+      page,
+      perPage,
+      total,
+      base: req.originalUrl.split('?')[0],
+      query: query.at === undefined ? {} : { at: String(query.at) },
+    });
+    return { events: items, ...page_ };
   }
 
   /** Endpoint 13: the trail audit report as PDF. */
@@ -177,26 +216,20 @@ export class TrailsController {
     @Res() res: Response,
   ) {
     const now = Date.now() / 1000;
-    let view: TrailView;
-    let template: FlowTemplate | null;
-    if (at === undefined) {
-      const flowDoc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
-      const doc = flowDoc
-        ? await this.reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) })
-        : null;
-      if (!flowDoc || !doc) throw new ApiError(404, 'Flow or trail not found');
-      view = withoutInternals(doc) as unknown as TrailView;
-      template = flowDoc.template as FlowTemplate | null;
-    } else {
-      // The report prints the instant it shows: the trail as it was then.
-      const past = await this.timeMachine.at(org, flow, trail, at);
-      if (!past.flowExists || !past.view) throw new ApiError(404, 'Flow or trail not found');
-      view = past.view;
-      template = past.template;
-    }
-    const ledger = await this.events.ledgerHead(org, { untilRecordedAt: secondsToMicros(at ?? now) });
+    const { view, template } = await this.trailView(org, flow, trail, at, 'Flow or trail not found');
+    const total = view.event_count;
+    const range = { from: Math.max(0, total - PDF_TIMELINE_ENTRIES), until: total };
+    const [entries, ledger] = await Promise.all([
+      this.timeline.entries(org, flow, trail, range, at),
+      this.events.ledgerHead(org, { untilRecordedAt: secondsToMicros(at ?? now) }),
+    ]);
+    const timeline = {
+      entries,
+      total,
+      rest: `/api/v2/trails/${org}/${flow}/${trail}/events${at === undefined ? '' : `?at=${at}`}`,
+    };
     const pdf = await this.pdf.render(
-      trailAuditHtml(view, trailCompliance(view, template), at ?? now, now, ledger),
+      trailAuditHtml(view, trailCompliance(view, template), at ?? now, now, ledger, timeline),
     );
     res
       .status(200)
@@ -352,12 +385,32 @@ export class TrailsController {
     return doc;
   }
 
-  private async trailWithCompliance(org: string, flow: string, trail: string) {
-    const template = (await this.flow(org, flow)).template as FlowTemplate | null;
+  /**
+   * The trail's view and its flow's template, now or (`at`) as they were at
+   * that instant; 404 `notFound` for either (else the one missing).
+   */
+  private async trailView(
+    org: string,
+    flow: string,
+    trail: string,
+    at: number | undefined,
+    notFound?: string,
+  ): Promise<{ view: TrailView; template: FlowTemplate | null }> {
+    if (at !== undefined) {
+      // The trail as it was then: the fold time travel and evaluations use.
+      const past = await this.timeMachine.at(org, flow, trail, at);
+      if (!past.flowExists) throw new ApiError(404, notFound ?? 'Flow not found');
+      if (!past.view) throw new ApiError(404, notFound ?? 'Trail not found');
+      return { view: past.view, template: past.template };
+    }
+    const flowDoc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
+    if (!flowDoc) throw new ApiError(404, notFound ?? 'Flow not found');
     const doc = await this.reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) });
-    if (!doc) throw new ApiError(404, 'Trail not found');
-    const view = withoutInternals(doc) as unknown as TrailView;
-    return trailAsShown(view, template);
+    if (!doc) throw new ApiError(404, notFound ?? 'Trail not found');
+    return {
+      view: withoutInternals(doc) as unknown as TrailView,
+      template: flowDoc.template as FlowTemplate | null,
+    };
   }
 
   private async artifact(org: string, flow: string, fingerprint: string, reads: ReadStore = this.reads) {

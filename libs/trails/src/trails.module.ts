@@ -4,12 +4,13 @@ import { TrailsController } from './trails.controller';
 import { TrailTimeMachineModule } from './trail-time-machine';
 import { PDF_RENDERER, PdfRendererHost } from './pdf-renderer.provider';
 import { trailsProjection } from './trails.projection';
+import { TrailTimelineQuery } from './trail-timeline.query';
 
 /** Trails, their artifacts and attestations, and the trail's audit PDF. */
 @Module({
   imports: [TrailTimeMachineModule],
   controllers: [TrailsController],
-  providers: [PdfRendererHost, { provide: PDF_RENDERER, useExisting: PdfRendererHost }],
+  providers: [TrailTimelineQuery, PdfRendererHost, { provide: PDF_RENDERER, useExisting: PdfRendererHost }],
 })
 export class TrailsModule {}
 

@@ -2,6 +2,7 @@ import type { DocWrite, Projection } from '#des/projections';
 import { withoutInternals } from '#des/projections';
 import type { TrailEvent } from './trail.events';
 import { evolveTrailView, TrailView } from './trail.view';
+import { timelineEntry, timelineEntryId, TRAIL_EVENTS } from './trail-timeline';
 
 export const TRAILS = 'trails';
 const TRAIL_VIEW_EVENTS: string[] = [
@@ -25,12 +26,15 @@ export function trailOf(stream: string): { org: string; flow: string; trail: str
 
 /**
  * Trails as `GET /trails/...` shows them (the same fold time travel uses),
- * and artifacts by fingerprint (repositories are the repos feature's).
+ * their timelines (one document per entry, paged on read), and artifacts by
+ * fingerprint (repositories are the repos feature's).
  */
 export const trailsProjection: Projection = {
   name: 'trails',
   collections: [
     { name: TRAILS, indexes: [{ name: 'by_flow', keys: { org: 1, flow: 1, created_at: -1 } }] },
+    // Pages are read by _id (trail and seq); this one serves a trail's whole timeline in order.
+    { name: TRAIL_EVENTS, indexes: [{ name: 'by_trail', keys: { org: 1, flow: 1, trail: 1, seq: 1 } }] },
     {
       name: ARTIFACTS,
       indexes: [
@@ -49,7 +53,15 @@ export const trailsProjection: Projection = {
     const previous = current ? withoutInternals(current) : null;
     const next = evolveTrailView(previous as TrailView | null, org, event, stored.recordedAt);
     if (!next) return [];
-    const writes: DocWrite[] = [{ collection: TRAILS, id, update: { $set: { ...next } } }];
+    const writes: DocWrite[] = [
+      { collection: TRAILS, id, update: { $set: { ...next } } },
+      {
+        collection: TRAIL_EVENTS,
+        id: timelineEntryId(id, stored.revision),
+        update: { $set: { org, flow, trail, ...timelineEntry(event, stored.revision, stored.recordedAt) } },
+        once: true,
+      },
+    ];
     if (event.type === 'artifact_reported') {
       writes.push({
         collection: ARTIFACTS,
