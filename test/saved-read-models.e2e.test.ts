@@ -8,6 +8,8 @@ import { freePort } from './support/engines';
 import { Child, eventually, startProcess } from './support/processes';
 
 const LISTENING = /on http:\/\/127\.0\.0\.1:\d+\/api\/v2/;
+/** What a start with saving on always logs: the saved read models loaded, or why they were rebuilt. */
+const OUTCOME = /read models (loaded|rebuilt)/;
 const pod = (n: number) => ({
   podName: `web-${n}`,
   namespace: 'prod',
@@ -31,9 +33,11 @@ async function service(dataDir: string, extra: NodeJS.ProcessEnv = {}) {
     ...extra,
   });
   started.push(child);
+  // The log is written asynchronously: the start's read-model line may come after the listening line.
+  const saving = extra.DES_READ_MODELS_SAVE_MS !== '0';
   const output = await eventually(
     async () => child.output(),
-    (o) => LISTENING.test(o),
+    (o) => LISTENING.test(o) && (!saving || OUTCOME.test(o)),
     60_000,
   );
   return { child, output, base: `http://127.0.0.1:${port}` };
