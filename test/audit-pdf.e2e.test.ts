@@ -74,6 +74,30 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       }
     });
 
+    it('keeps each report to its own trail when renders overlap and pages are reused', async () => {
+      await t.http
+        .put('/api/v2/trails/acme/payments')
+        .send({ name: 'hotfix-9', description: 'only in the hotfix' });
+      const trails = ['release-7', 'hotfix-9', 'release-7', 'hotfix-9', 'hotfix-9', 'release-7', 'hotfix-9'];
+      const texts = await Promise.all(
+        trails.map(async (trail) => {
+          const res = await download(`/api/v2/trails/acme/payments/${trail}/audit_pdf`);
+          assert.equal(res.status, 200);
+          return textOf(res.body as Buffer);
+        }),
+      );
+      texts.forEach((text, i) => {
+        const other = trails[i] === 'release-7' ? 'hotfix-9' : 'release-7';
+        assert.ok(text.includes(trails[i]), `report ${i} shows ${trails[i]}`);
+        assert.ok(!text.includes(other), `report ${i} shows nothing of ${other}`);
+      });
+      // Sequentially too: the page a report was rendered on carries nothing into the next.
+      const hotfix = textOf(
+        (await download('/api/v2/trails/acme/payments/hotfix-9/audit_pdf')).body as Buffer,
+      );
+      assert.ok(hotfix.includes('only in the hotfix') && !hotfix.includes('Ship it'));
+    });
+
     it('recovers from a browser crash on the next request', async () => {
       const renderer = t.app.get<ChromiumPdfRenderer>(PDF_RENDERER);
       const pid = await renderer.pid();

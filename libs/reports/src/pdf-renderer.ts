@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { Browser } from 'puppeteer-core';
+import puppeteer, { Browser, Page } from 'puppeteer-core';
 
 /** HTML → PDF. The adapter is Chromium driven by puppeteer-core. */
 export interface PdfRenderer {
@@ -23,14 +23,21 @@ export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
   throw new Error('no Chromium found: set PUPPETEER_EXECUTABLE_PATH or run `npm run setup`');
 }
 
+/** Pages kept open between renders (more are opened while renders overlap, and closed after). */
+const IDLE_PAGES = 2;
+
 /**
  * A warm Chromium: launched on first use, reused, relaunched after a crash.
  * Pages run no JavaScript and may fetch nothing (every request but the page
- * itself is aborted).
+ * itself is aborted). Pages are kept set up between renders: opening and
+ * setting up a page costs a renderer process's start and several protocol
+ * round trips, each render's content then replaces the last one's.
  */
 export class ChromiumPdfRenderer implements PdfRenderer {
   private browser?: Promise<Browser>;
   private profile?: string;
+  /** Set-up pages of the current browser, free for a render. */
+  private idle: Page[] = [];
 
   /** The executable is looked up at first use, so a service without Chromium starts and answers everything else. */
   constructor(private readonly executablePath?: string) {}
@@ -68,7 +75,23 @@ export class ChromiumPdfRenderer implements PdfRenderer {
   }
 
   private forget(which: Promise<Browser>): void {
-    if (this.browser === which) this.browser = undefined;
+    if (this.browser === which) {
+      this.browser = undefined;
+      this.idle = [];
+    }
+  }
+
+  private async takePage(browser: Browser): Promise<Page> {
+    const kept = this.idle.pop();
+    if (kept && !kept.isClosed()) return kept;
+    const page = await browser.newPage();
+    await page.setJavaScriptEnabled(false);
+    await page.setRequestInterception(true);
+    page.on('request', (request) => {
+      if (request.isNavigationRequest() && request.url() === 'about:blank') void request.continue();
+      else void request.abort();
+    });
+    return page;
   }
 
   async render(html: string): Promise<Buffer> {
@@ -82,31 +105,32 @@ export class ChromiumPdfRenderer implements PdfRenderer {
   }
 
   private async renderOnce(html: string): Promise<Buffer> {
-    const browser = await this.launch();
-    const page = await browser.newPage();
+    const browserPromise = this.launch();
+    const browser = await browserPromise;
+    const page = await this.takePage(browser);
+    let reusable = false;
     try {
-      await page.setJavaScriptEnabled(false);
-      await page.setRequestInterception(true);
-      page.on('request', (request) => {
-        if (request.isNavigationRequest() && request.url() === 'about:blank') void request.continue();
-        else void request.abort();
-      });
       await page.setContent(html, { waitUntil: 'load' });
-      return Buffer.from(
+      const pdf = Buffer.from(
         await page.pdf({
           format: 'A4',
           printBackground: true,
           margin: { top: '16mm', bottom: '16mm', left: '14mm', right: '14mm' },
         }),
       );
+      reusable = true;
+      return pdf;
     } finally {
-      await page.close().catch(() => undefined);
+      // A page that failed is not trusted again; one of a browser since replaced is not kept.
+      if (reusable && this.browser === browserPromise && this.idle.length < IDLE_PAGES) this.idle.push(page);
+      else await page.close().catch(() => undefined);
     }
   }
 
   async close(): Promise<void> {
     const browser = this.browser;
     this.browser = undefined;
+    this.idle = [];
     if (browser) await (await browser).close().catch(() => undefined);
     if (this.profile) rmSync(this.profile, { recursive: true, force: true });
   }
