@@ -39,6 +39,7 @@ export const environmentsProjection: Projection = {
         { name: 'by_running', keys: { org: 1, running_fingerprints: 1 } },
       ],
     },
+    // Snapshots, deployments and audit-log rows are written once each (`once`): inserted, never updated.
     { name: SNAPSHOTS, indexes: [{ name: 'by_env', keys: { org: 1, environment: 1, index: -1 } }] },
     { name: DEPLOYMENTS, indexes: [{ name: 'by_env_time', keys: { org: 1, env_name: 1, deployed_at: -1 } }] },
     { name: ENVIRONMENT_EVENTS, indexes: [{ name: 'by_env_seq', keys: { org: 1, environment: 1, seq: 1 } }] },
@@ -135,6 +136,7 @@ export const environmentsProjection: Projection = {
             update: {
               $set: { org, environment: env, index, timestamp: at, pods, compliant: state, artifacts },
             },
+            once: true,
           },
         ];
         const exited = entries.filter((e) => e.event_type === 'exited');
@@ -212,6 +214,7 @@ function deployment(
             : null,
       },
     },
+    once: true,
   };
 }
 
@@ -265,5 +268,6 @@ function auditRow(
             : `${entry.artifact_name} ${entry.event_type} (${entry.instances} ${plural})`,
       },
     },
+    once: true,
   };
 }
