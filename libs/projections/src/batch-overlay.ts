@@ -1,6 +1,5 @@
 import { type Doc, updatedDocument } from '#des/read-store';
-import type { PositionedWrite } from './guarded-write';
-import { POSITION_FIELD } from './guarded-write';
+import { created, POSITION_FIELD, type PositionedWrite } from './guarded-write';
 
 /** A document read during a batch: as the store had it, and as the batch's writes so far leave it. */
 interface Known {
@@ -15,9 +14,10 @@ const keyOf = (collection: string, id: string) => `${collection}\u0000${id}`;
  * is skipped when the document has already seen its position, as the store's
  * guard skips it.
  */
-export function appliedLocally(doc: Doc | null, { write, position }: PositionedWrite): Doc | null {
+export function appliedLocally(doc: Doc | null, positioned: PositionedWrite): Doc | null {
+  const { write, position } = positioned;
   if (doc && (doc[POSITION_FIELD] as number) >= position) return doc;
-  if (write.once) return doc ?? { ...(write.update.$set ?? {}), _id: write.id, [POSITION_FIELD]: position };
+  if (write.once) return doc ?? created(positioned);
   const next = updatedDocument(doc ?? { _id: write.id }, write.update, doc === null);
   return { ...next, [POSITION_FIELD]: position };
 }

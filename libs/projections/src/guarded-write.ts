@@ -21,7 +21,7 @@ export interface PositionedWrite {
 }
 
 /** A write-once document as it is inserted: `_pos` is the event that made it. */
-function created({ write, position }: PositionedWrite): Doc {
+export function created({ write, position }: PositionedWrite): Doc {
   return { ...(write.update.$set ?? {}), _id: write.id, [POSITION_FIELD]: position };
 }
 

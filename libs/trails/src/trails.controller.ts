@@ -379,9 +379,14 @@ export class TrailsController {
     };
   }
 
-  private async flow(org: string, flow: string, reads: ReadStore = this.reads): Promise<Doc> {
+  private async flow(
+    org: string,
+    flow: string,
+    reads: ReadStore = this.reads,
+    notFound = 'Flow not found',
+  ): Promise<Doc> {
     const doc = await reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
-    if (!doc) throw new ApiError(404, 'Flow not found');
+    if (!doc) throw new ApiError(404, notFound);
     return doc;
   }
 
@@ -403,8 +408,7 @@ export class TrailsController {
       if (!past.view) throw new ApiError(404, notFound ?? 'Trail not found');
       return { view: past.view, template: past.template };
     }
-    const flowDoc = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
-    if (!flowDoc) throw new ApiError(404, notFound ?? 'Flow not found');
+    const flowDoc = await this.flow(org, flow, undefined, notFound);
     const doc = await this.reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) });
     if (!doc) throw new ApiError(404, notFound ?? 'Trail not found');
     return {
