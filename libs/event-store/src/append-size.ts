@@ -21,3 +21,12 @@ export function appendSize(events: EventToAppend[]): number {
   }
   return size;
 }
+
+/** The same size from data and metadata already serialized (JSON of the same length, whatever its key order). */
+export function serializedAppendSize(events: { type: string; data: string; metadata: string }[]): number {
+  let size = 0;
+  for (const e of events) {
+    size += Buffer.byteLength(e.data, 'utf8') + Buffer.byteLength(e.metadata, 'utf8') + 2 * e.type.length;
+  }
+  return size;
+}

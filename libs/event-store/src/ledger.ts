@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { stringify } from 'safe-stable-stringify';
+import { configure } from 'safe-stable-stringify';
 import type { EventStore, StoredEvent } from './event-store.port';
 
 /** The hash before an organization's first event. */
@@ -8,6 +8,12 @@ export const GENESIS = '';
 /** The chain an event belongs to: its organization's (events of no organization: the service's own). */
 export const chainOf = (metadata: { org?: unknown }) =>
   typeof metadata.org === 'string' ? metadata.org : '';
+
+// A cycle throws, as JSON.stringify's does, instead of being written as "[Circular]".
+const stringify = configure({ circularValue: TypeError });
+
+/** An event's data or metadata as the chain links it (and the log stores it): JSON with every object's keys sorted. */
+export const canonicalJson = (value: unknown): string => stringify(value) ?? 'null';
 
 /**
  * One link: SHA-256 of the previous hash ‖ the canonical JSON (keys sorted)
@@ -18,17 +24,26 @@ export function linkHash(
   previous: string,
   event: { stream: string; type: string; data: unknown; metadata: unknown; recordedAt: number },
 ): string {
-  const content = stringify({
-    stream: event.stream,
-    type: event.type,
-    data: event.data,
-    metadata: event.metadata,
-    recorded_at: event.recordedAt,
+  return linkHashOfCanonical(previous, {
+    ...event,
+    data: canonicalJson(event.data),
+    metadata: canonicalJson(event.metadata),
   });
-  return createHash('sha256')
-    .update(previous)
-    .update(content ?? '')
-    .digest('hex');
+}
+
+/**
+ * The same link from data and metadata already in canonical JSON: the
+ * canonical JSON of the whole is then their concatenation under the sorted
+ * keys, so an append serializes its payload once (the text it stores).
+ */
+export function linkHashOfCanonical(
+  previous: string,
+  event: { stream: string; type: string; data: string; metadata: string; recordedAt: number },
+): string {
+  const content =
+    `{"data":${event.data},"metadata":${event.metadata},"recorded_at":${canonicalJson(event.recordedAt)},` +
+    `"stream":${canonicalJson(event.stream)},"type":${canonicalJson(event.type)}}`;
+  return createHash('sha256').update(previous).update(content).digest('hex');
 }
 
 export interface LedgerHead {

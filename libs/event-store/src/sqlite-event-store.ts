@@ -2,10 +2,10 @@ import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DEFAULT_MAX_APPEND_SIZE, appendSize } from './append-size';
+import { DEFAULT_MAX_APPEND_SIZE, serializedAppendSize } from './append-size';
 import { followByPolling } from './follow-loop';
 import { nowMicros } from './microseconds';
-import { chainOf, GENESIS, type LedgerHead, linkHash } from './ledger';
+import { canonicalJson, chainOf, GENESIS, type LedgerHead, linkHash, linkHashOfCanonical } from './ledger';
 import {
   AppendResult,
   BatchHandler,
@@ -56,9 +56,18 @@ CREATE TABLE IF NOT EXISTS chain_heads (
 /** Columns added after the first release: a log written before them gets them (and its chain) on open. */
 const CHAIN_COLUMNS = ["org TEXT NOT NULL DEFAULT ''", "hash TEXT NOT NULL DEFAULT ''"];
 
+/** An event to append with its data and metadata already in the canonical JSON that is stored and linked. */
+interface SerializedEvent {
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+  org: string;
+}
+
 interface PendingAppend {
   stream: string;
-  events: EventToAppend[];
+  events: SerializedEvent[];
   expected: ExpectedRevision;
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
@@ -92,7 +101,7 @@ export class SqliteEventStore implements EventStore {
   private readonly appended = new EventEmitter();
   private readonly stmt: ReturnType<SqliteEventStore['prepare']>;
   private readonly appendTx: Database.Transaction<
-    (stream: string, events: EventToAppend[], expected: ExpectedRevision) => AppendResult
+    (stream: string, events: SerializedEvent[], expected: ExpectedRevision) => AppendResult
   >;
   private readonly groupTx: Database.Transaction<
     (batch: PendingAppend[], outcomes: ({ ok: AppendResult } | { error: unknown })[]) => void
@@ -115,7 +124,7 @@ export class SqliteEventStore implements EventStore {
     this.appended.setMaxListeners(0);
     this.stmt = this.prepare();
     this.appendTx = this.db.transaction(
-      (stream: string, events: EventToAppend[], expected: ExpectedRevision) =>
+      (stream: string, events: SerializedEvent[], expected: ExpectedRevision) =>
         this.appendInTransaction(stream, events, expected),
     );
     // Called inside groupTx, appendTx is a savepoint: a failed append rolls back alone.
@@ -220,7 +229,7 @@ export class SqliteEventStore implements EventStore {
 
   private appendInTransaction(
     stream: string,
-    events: EventToAppend[],
+    events: SerializedEvent[],
     expected: ExpectedRevision,
   ): AppendResult {
     const replay = this.previousAppend(stream, events);
@@ -231,37 +240,17 @@ export class SqliteEventStore implements EventStore {
     const recordedAt = Math.max(this.clock(), last);
     let position = 0;
     events.forEach((event, i) => {
-      const data = JSON.stringify(event.data);
-      const metadata = JSON.stringify(event.metadata);
-      // Linked as it will be read back (JSON text parsed), so a verifier recomputes exactly this.
-      const org = chainOf(event.metadata);
-      const previous = this.stmt.chainHead.get(org)?.hash ?? GENESIS;
-      const hash = linkHash(previous, {
-        stream,
-        type: event.type,
-        data: JSON.parse(data),
-        metadata: JSON.parse(metadata),
-        recordedAt,
-      });
-      const info = this.stmt.insert.run({
-        id: event.id,
-        stream,
-        revision: current + 1 + i,
-        type: event.type,
-        data,
-        metadata,
-        recordedAt,
-        org,
-        hash,
-      });
+      const previous = this.stmt.chainHead.get(event.org)?.hash ?? GENESIS;
+      const hash = linkHashOfCanonical(previous, { stream, ...event, recordedAt });
+      const info = this.stmt.insert.run({ ...event, stream, revision: current + 1 + i, recordedAt, hash });
       position = Number(info.lastInsertRowid);
-      this.stmt.setChainHead.run(org, position, hash);
+      this.stmt.setChainHead.run(event.org, position, hash);
     });
     return { nextRevision: current + events.length, position, recordedAt };
   }
 
   /** The same event ids appended before: answer what that append answered. */
-  private previousAppend(stream: string, events: EventToAppend[]): AppendResult | undefined {
+  private previousAppend(stream: string, events: SerializedEvent[]): AppendResult | undefined {
     const first = this.stmt.byEventId.get(events[0].id);
     if (!first) return undefined;
     const rows = events.map((e) => this.stmt.byEventId.get(e.id));
@@ -290,14 +279,22 @@ export class SqliteEventStore implements EventStore {
    */
   append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
-    const size = appendSize(events);
+    // Serialized once, here: the size check, the stored text and the chain's link all use this text.
+    const serialized = events.map((e) => ({
+      id: e.id,
+      type: e.type,
+      data: canonicalJson(e.data),
+      metadata: canonicalJson(e.metadata),
+      org: chainOf(e.metadata),
+    }));
+    const size = serializedAppendSize(serialized);
     if (size > this.maxAppendSize)
       return Promise.reject(new EventTooLargeError(stream, size, this.maxAppendSize));
     if (this.closed)
       return Promise.reject(new StoreUnavailableError('SQLite', new Error('the event store is closed')));
     return new Promise<AppendResult>((resolve, reject) => {
       if (this.queued.length === 0) setImmediate(() => this.commitQueued());
-      this.queued.push({ stream, events, expected, resolve, reject });
+      this.queued.push({ stream, events: serialized, expected, resolve, reject });
     });
   }
 

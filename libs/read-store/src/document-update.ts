@@ -6,10 +6,12 @@ type AnyObject = Record<string, unknown>;
 
 /**
  * The common updates done without a deep copy: `$set`, `$setOnInsert`,
- * `$unset`, `$inc`, `$max` and `$min` on top-level fields. The result is a
- * shallow copy sharing the (frozen) values it does not change, so an update
- * costs what it changes, not the document's size. Undefined when the update
- * needs the general path (dotted fields, other operators, mixed types).
+ * `$unset`, `$inc`, `$max` and `$min` on top-level fields, or on fields one
+ * level down in an embedded document (`parent.key`, as the checkpoints'
+ * positions are kept). The result is a shallow copy sharing the (frozen)
+ * values it does not change, so an update costs what it changes, not the
+ * document's size. Undefined when the update needs the general path (deeper
+ * paths, array elements, other operators, mixed types).
  */
 export function shallowUpdate(
   doc: Doc,
@@ -17,35 +19,60 @@ export function shallowUpdate(
   inserting: boolean,
 ): { next: AnyObject; changed: boolean } | undefined {
   const fields = new Set<string>();
+  const parents = new Set<string>();
   for (const [operator, spec] of Object.entries(update)) {
     if (!SUPPORTED.has(operator)) return undefined;
     for (const [field, value] of Object.entries(spec)) {
-      if (field.includes('.') || field.startsWith('$') || field === '_id') return undefined;
+      const path = pathOf(field);
+      if (!path) return undefined;
       // One field under two operators (MongoDB refuses it): left to the general path as before.
       if (fields.has(field)) return undefined;
       fields.add(field);
-      if (operator === '$inc' && !(isNumber(value) && (doc[field] === undefined || isNumber(doc[field]))))
+      if (path.parent !== undefined) {
+        const container = doc[path.parent];
+        if (container !== undefined && !isPlainObject(container)) return undefined;
+        parents.add(path.parent);
+      }
+      const current = valueAt(doc, path);
+      if (operator === '$inc' && !(isNumber(value) && (current === undefined || isNumber(current))))
         return undefined;
-      if ((operator === '$max' || operator === '$min') && !comparable(doc[field], value)) return undefined;
+      if ((operator === '$max' || operator === '$min') && !comparable(current, value)) return undefined;
     }
   }
+  // A document and a field inside it in one update: MongoDB refuses it; the general path answers.
+  for (const parent of parents) if (fields.has(parent)) return undefined;
+
   const next: AnyObject = { ...doc };
+  const copied = new Set<string>();
+  /** The object holding the field, copied (and put in place) the first time it changes. */
+  const holderOf = (path: Path): AnyObject => {
+    if (path.parent === undefined) return next;
+    if (!copied.has(path.parent)) {
+      next[path.parent] = { ...((next[path.parent] as AnyObject | undefined) ?? {}) };
+      copied.add(path.parent);
+    }
+    return next[path.parent] as AnyObject;
+  };
   let changed = false;
   for (const [operator, spec] of Object.entries(update)) {
     if (operator === '$setOnInsert' && !inserting) continue;
     for (const [field, value] of Object.entries(spec)) {
-      const current = next[field];
+      const path = pathOf(field)!;
+      const present = path.parent === undefined || next[path.parent] !== undefined;
+      const current = valueAt(next, path);
+      const has =
+        present && path.key in (path.parent === undefined ? next : (next[path.parent] as AnyObject));
       let updated: unknown;
       switch (operator) {
         case '$set':
         case '$setOnInsert':
-          if (field in next && isDeepStrictEqual(current, value)) continue;
-          next[field] = structuredCopy(value);
+          if (has && isDeepStrictEqual(current, value)) continue;
+          holderOf(path)[path.key] = structuredCopy(value);
           changed = true;
           continue;
         case '$unset':
-          if (!(field in next)) continue;
-          delete next[field];
+          if (!has) continue;
+          delete holderOf(path)[path.key];
           changed = true;
           continue;
         case '$inc':
@@ -59,13 +86,34 @@ export function shallowUpdate(
           break;
       }
       // mingo counts every $inc as a change, even by 0; so does this, to answer as it did.
-      if (field in next && updated === current && operator !== '$inc') continue;
-      next[field] = updated;
+      if (has && updated === current && operator !== '$inc') continue;
+      holderOf(path)[path.key] = updated;
       changed = true;
     }
   }
   return { next, changed };
 }
+
+interface Path {
+  parent?: string;
+  key: string;
+}
+
+/** `field` or `parent.key`; undefined for anything else (deeper, array indexes, operators, `_id`). */
+function pathOf(field: string): Path | undefined {
+  const parts = field.split('.');
+  if (parts.length > 2 || parts[0] === '_id') return undefined;
+  if (parts.some((p) => p === '' || p.startsWith('$') || /^\d+$/.test(p))) return undefined;
+  return parts.length === 1 ? { key: parts[0] } : { parent: parts[0], key: parts[1] };
+}
+
+function valueAt(doc: AnyObject, path: Path): unknown {
+  if (path.parent === undefined) return doc[path.key];
+  return (doc[path.parent] as AnyObject | undefined)?.[path.key];
+}
+
+const isPlainObject = (v: unknown): v is AnyObject =>
+  v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
 
 const SUPPORTED = new Set(['$set', '$setOnInsert', '$unset', '$inc', '$max', '$min']);
 
