@@ -102,6 +102,20 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       );
     });
 
+    it('answers a malformed multipart body 400, never 500 (a control character in a part header)', async () => {
+      const body = Buffer.from(
+        '--B\r\nContent-Disposition: form-data; name="a\x1ab"\r\n\r\n{}\r\n' +
+          '--B\r\nContent-Disposition: form-data; name="payload"\r\n\r\n{}\r\n--B--\r\n',
+        'latin1',
+      );
+      const res = await t.http
+        .put('/api/v2/policies/acme')
+        .set('Content-Type', 'multipart/form-data; boundary=B')
+        .send(body);
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.match(res.body.errors.body, /^malformed multipart body: /);
+    });
+
     it('answers 400 naming each bad key of the payload and of the YAML, and each bad expression', async () => {
       const bad = await upload(
         { name: '-x', type: 'ci', colour: 'red' },

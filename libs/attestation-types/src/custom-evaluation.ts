@@ -14,10 +14,24 @@ export function schemaProblems(schema: unknown): string | undefined {
   }
 }
 
+/**
+ * jq-wasm runs jq as an Emscripten program: a jq that fails "exits" by
+ * setting process.exitCode (to 3 for a compile error), which would make the
+ * service exit with that code long after. The code is put back.
+ */
+async function runJq(data: object, rule: string): Promise<unknown> {
+  const exitCode = process.exitCode;
+  try {
+    return await jq.json(data, rule);
+  } finally {
+    process.exitCode = exitCode;
+  }
+}
+
 /** A jq rule that does not compile (a runtime error on `{}` is fine: rules see real data later). */
 export async function jqRuleProblem(rule: string): Promise<string | undefined> {
   try {
-    await jq.json({}, rule);
+    await runJq({}, rule);
     return undefined;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -52,7 +66,7 @@ export async function evaluateCustom(
   const rule_results: CustomVerdict['rule_results'] = [];
   for (const rule of rules) {
     try {
-      rule_results.push({ rule, result: await jq.json(data as object, rule) });
+      rule_results.push({ rule, result: await runJq(data as object, rule) });
     } catch (error) {
       rule_results.push({
         rule,

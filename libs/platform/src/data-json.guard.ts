@@ -96,7 +96,11 @@ export function multipartRefusal(error: unknown): unknown {
       return new ApiError(413, FILE_TOO_LARGE);
     return new ApiError(400, VALIDATION_FAILED, { [error.field ?? 'body']: error.message });
   }
-  if (error instanceof Error && /multipart|boundary|unexpected end of form/i.test(error.message))
+  // busboy throws plain errors: "Malformed part header", "Unexpected end of form", "Multipart: Boundary not found", …
+  if (
+    error instanceof Error &&
+    /multipart|boundary|unexpected end of form|malformed|part terminated/i.test(error.message)
+  )
     return new ApiError(400, VALIDATION_FAILED, { body: `malformed multipart body: ${error.message}` });
   return error;
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { PageQuery } from '#des/platform';
 import {
+  IsArray,
   IsNumber,
   IsObject,
   IsOptional,
@@ -31,6 +32,7 @@ export class RepoInfoDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(5000) description?: string;
   @ApiPropertyOptional({ type: [String] })
   @IsOptional()
+  @IsArray()
   @IsString({ each: true })
   namespace_path?: string[];
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
