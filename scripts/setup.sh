@@ -88,6 +88,20 @@ elif command -v go >/dev/null 2>&1; then
 else
   say "ferretdb: missing (no Go toolchain to build it)"
 fi
+
+# schemathesis (the API fuzzer the tests run against the OpenAPI document), pinned, in a git-ignored virtual environment.
+install_schemathesis() {
+  python3 -m venv "$TOOLS/venv" && "$TOOLS/venv/bin/pip" install -q -r tools/schemathesis/requirements.txt
+  say "schemathesis: $("$TOOLS/venv/bin/st" --version)"
+}
+if [ -x "$TOOLS/venv/bin/st" ] && "$TOOLS/venv/bin/pip" freeze 2>/dev/null | grep -qxF -f tools/schemathesis/requirements.txt; then
+  say "schemathesis: $TOOLS/venv/bin/st (installed earlier)"
+elif command -v python3 >/dev/null 2>&1; then
+  say "installing schemathesis into $TOOLS/venv (pinned in tools/schemathesis/requirements.txt)"
+  install_schemathesis & builds+=($!)
+else
+  say "schemathesis: missing (no python3)"
+fi
 for pid in "${builds[@]}"; do wait "$pid"; done
 
 say "done"

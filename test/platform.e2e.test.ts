@@ -90,6 +90,20 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.deepEqual([outside.status, outside.body.message], [404, 'Not found']);
     });
 
+    it('answers a method the path does not take 405 with Allow, whatever the body', async () => {
+      const res = await t.http
+        .delete('/api/v2/fixture-notes/acme/allow-n1')
+        .set('Content-Type', 'application/json')
+        .send('""');
+      assert.deepEqual([res.status, res.body], [405, { message: 'Method not allowed', errors: null }]);
+      assert.equal(res.headers.allow, 'GET, PUT, HEAD');
+      const trace = await t.http.patch('/api/v2/fixture-notes/acme/allow-n1').send({ text: 'x' });
+      assert.equal(trace.status, 405);
+      // An unknown path stays 404; a path and method it takes are served.
+      assert.equal((await t.http.delete('/api/v2/no/such/route')).status, 404);
+      assert.ok((await t.http.put('/api/v2/fixture-notes/acme/allow-n1').send({ text: 'x' })).status < 300);
+    });
+
     it('echoes a sane caller request id and replaces an unsafe one', async () => {
       const ok = await t.http.get('/health/live').set('X-Request-Id', 'ci-run-42.step:7');
       assert.equal(ok.headers['x-request-id'], 'ci-run-42.step:7');
@@ -129,6 +143,14 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal(res.body.openapi, '3.1.0');
       assert.ok(res.body.paths['/api/v2/fixture-notes/{org}/{id}'].put);
       assert.deepEqual(res.body.components.schemas.NoteDto.required, ['text']);
+      // The validation pipe's rules are in the schema: unknown fields refused, errors declared with their body.
+      assert.equal(res.body.components.schemas.NoteDto.additionalProperties, false);
+      const put = res.body.paths['/api/v2/fixture-notes/{org}/{id}'].put;
+      for (const status of ['400', '401', '403', '404', '409', '413', '503']) {
+        assert.deepEqual(put.responses[status].content['application/json'].schema, {
+          $ref: '#/components/schemas/ErrorBody',
+        });
+      }
       assert.ok(!res.body.paths['/health/live'], 'probes are not part of the API contract');
     });
   });

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
@@ -11,7 +11,7 @@ import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
 import { environmentStream } from './environment.decider';
-import { parseSnapshotRef, snapshotIndex, snapshotInterval } from './snapshot-ref';
+import { parseSnapshotRef, SNAPSHOT_REF_PATTERN, snapshotIndex, snapshotInterval } from './snapshot-ref';
 import { environmentView } from './environment-view';
 import { assessRunning } from './running-assessment';
 import {
@@ -29,7 +29,7 @@ import {
   SNAPSHOTS,
   snapshotId,
 } from './environments.projection';
-import { parseK8sReport, runningArtifacts } from './k8s-report';
+import { K8S_REPORT_SCHEMA, parseK8sReport, runningArtifacts } from './k8s-report';
 
 const DAY = 86_400;
 
@@ -50,6 +50,7 @@ export class EnvironmentsController {
   }
 
   @Put(':org')
+  @ApiCreatedResponse({ description: 'Created' })
   @Requires('snapshotter')
   @ApiOkResponse({ type: EnvironmentView, description: '201 when created, 200 when updated' })
   async put(
@@ -116,9 +117,11 @@ export class EnvironmentsController {
   }
 
   @Put(':org/:env/report/K8S')
+  @ApiCreatedResponse({ description: 'Created' })
   @Requires('snapshotter')
   @ApiBody({
     description: '{"artifacts": [{"creationTimestamp", "digests": {image: digest}, "namespace", "podName"}]}',
+    schema: K8S_REPORT_SCHEMA as never,
   })
   @ApiOkResponse({ type: String, description: '201 "Snapshot created", or 200 "No new snapshot created"' })
   async reportK8s(
@@ -163,6 +166,7 @@ export class EnvironmentsController {
    */
   @Get(':org/:env/snapshots/:ref')
   @Requires('reader')
+  @ApiParam({ name: 'ref', schema: { type: 'string', pattern: SNAPSHOT_REF_PATTERN } })
   async snapshot(
     @Param('org') org: string,
     @Param('env') env: string,

@@ -42,7 +42,8 @@ export interface RunningArtifact {
 
 const DIGEST = '^(?:[^\\s]*@)?(?:sha256:)?[0-9a-f]{64}$';
 
-const schema = {
+/** A K8S report's body: the validator's schema, and the OpenAPI document's. */
+export const K8S_REPORT_SCHEMA = {
   type: 'object',
   required: ['artifacts'],
   additionalProperties: false,
@@ -87,7 +88,7 @@ const schema = {
 
 const validate = new Ajv({ allErrors: true, messages: true }).compile<{
   artifacts: (K8sPod & { owners?: unknown[] })[];
-}>(schema);
+}>(K8S_REPORT_SCHEMA);
 
 /** The report's pods, or field path → message for every problem (`artifacts[3].podName`). */
 export function parseK8sReport(body: unknown): { pods: K8sPod[] } | { errors: Record<string, string> } {

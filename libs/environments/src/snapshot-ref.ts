@@ -9,9 +9,16 @@ export type SnapshotRef =
   /** `@<UNIX seconds>`: the snapshot in force at that instant. */
   | { kind: 'at'; at: number };
 
+/** Every reference parseSnapshotRef takes, as one pattern (for the OpenAPI document). */
+export const SNAPSHOT_REF_PATTERN = '^(-1|[1-9]\\d{0,9}|~(0|[1-9]\\d{0,9})|@\\d{1,12}(\\.\\d{1,20})?)$';
+
 const MESSAGE = 'a snapshot reference is -1 (the latest), N, ~N (N before the latest) or @<UNIX seconds>';
 
+const SNAPSHOT_REF = new RegExp(SNAPSHOT_REF_PATTERN);
+
 export function parseSnapshotRef(raw: string): SnapshotRef {
+  // The documented pattern is the gate, so the document and the parser cannot disagree.
+  if (!SNAPSHOT_REF.test(raw)) throw new ApiError(400, VALIDATION_FAILED, { index: MESSAGE });
   if (raw === '-1') return { kind: 'latest' };
   let match = /^([1-9]\d{0,9})$/.exec(raw);
   if (match) return { kind: 'index', index: Number(match[1]) };

@@ -7,8 +7,8 @@ export type EvaluationRequest = {
   params?: Record<string, unknown>;
 };
 
-/** The spec's rules, exactly: no other properties anywhere but `params`, 1–100 trails, 1–100 files. */
-const validate = new Ajv({ allErrors: true }).compile<EvaluationRequest>({
+/** The spec's rules, exactly: no other properties anywhere but `params`, 1–100 trails, 1–100 files (the validator's schema, and the OpenAPI document's). */
+export const EVALUATION_REQUEST_SCHEMA = {
   type: 'object',
   required: ['context', 'policy'],
   additionalProperties: false,
@@ -51,7 +51,9 @@ const validate = new Ajv({ allErrors: true }).compile<EvaluationRequest>({
     },
     params: { type: 'object' },
   },
-});
+} as const;
+
+const validate = new Ajv({ allErrors: true }).compile<EvaluationRequest>(EVALUATION_REQUEST_SCHEMA);
 
 export function parseEvaluationRequest(
   body: unknown,

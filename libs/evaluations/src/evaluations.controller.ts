@@ -11,7 +11,7 @@ import { AuthenticatedRequest, requireFeature, requestMetadata } from '#des/acco
 import { TrailTimeMachine } from '#des/trails';
 import { evaluationJob } from './evaluation.consumer';
 import { ChangeEvaluation } from './evaluation.commands';
-import { parseEvaluationRequest } from './evaluation-request';
+import { EVALUATION_REQUEST_SCHEMA, parseEvaluationRequest } from './evaluation-request';
 import { EVALUATIONS } from './evaluations.projection';
 
 /** Endpoint 1 (beta): inline Rego against 1–100 trails at one recorded instant. */
@@ -30,7 +30,10 @@ export class EvaluationsController {
 
   @Post(':org')
   @Requires('member')
-  @ApiBody({ description: '{context: {trails: [{flow, trail}]}, policy: {files: {path: rego}}, params?}' })
+  @ApiBody({
+    description: '{context: {trails: [{flow, trail}]}, policy: {files: {path: rego}}, params?}',
+    schema: EVALUATION_REQUEST_SCHEMA as never,
+  })
   async create(
     @Param('org') org: string,
     @Body() body: unknown,

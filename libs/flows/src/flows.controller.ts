@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { parse as parseYaml } from 'yaml';
@@ -37,6 +37,8 @@ export class FlowsController {
   ) {}
 
   @Put(':org')
+  @ApiCreatedResponse({ description: 'Created' })
+  @ApiOkResponse({ description: 'It existed: updated, or left as it was' })
   @Requires('member')
   async put(
     @Param('org') org: string,
@@ -49,6 +51,8 @@ export class FlowsController {
 
   /** The Kosli CLI's `create flow --template-file`: `data_json`, and the template as YAML in `template_file`. */
   @Put(':org/template_file')
+  @ApiCreatedResponse({ description: 'Created' })
+  @ApiOkResponse({ description: 'It existed: updated, or left as it was' })
   @Requires('member')
   @AcceptsDataJson(withTemplateFile)
   async putWithTemplateFile(
@@ -61,7 +65,7 @@ export class FlowsController {
   }
 
   private async save(org: string, body: PutFlowDto, req: AuthenticatedRequest, res: Response) {
-    const errors = body.template === undefined ? {} : templateErrors(body.template);
+    const errors = body.template == null ? {} : templateErrors(body.template);
     const badTags = Object.entries(body.tags ?? {}).filter(([, v]) => typeof v !== 'string');
     for (const [k] of badTags) errors[`tags.${k}`] = 'tag values are strings';
     if (Object.keys(errors).length) throw new ApiError(400, 'Input payload validation failed', errors);

@@ -1,10 +1,12 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiParam, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { ApiError, PageQuery, READ_STORE, Requires } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { ARTIFACTS, type RunningData } from '#des/trails';
 import { provenanceOfReport } from './artifact-provenance';
+
+const SHA_PREFIX = /^[0-9a-fA-F]{4,64}$/;
 
 class ArtifactsQuery extends PageQuery {
   @ApiPropertyOptional() @IsOptional() @IsString() flow_name?: string;
@@ -62,9 +64,10 @@ export class ArtifactsController {
 
   @Get('search/:org/sha/:prefix')
   @Requires('reader')
+  @ApiParam({ name: 'prefix', schema: { type: 'string', pattern: SHA_PREFIX.source } })
   @ApiOkResponse({ description: '{resolved_to, artifacts}: the fingerprints and commits the prefix matches' })
   async search(@Param('org') org: string, @Param('prefix') prefix: string) {
-    if (!/^[0-9a-fA-F]{4,64}$/.test(prefix))
+    if (!SHA_PREFIX.test(prefix))
       throw new ApiError(400, 'Input payload validation failed', { sha: 'a sha is 4 to 64 hex digits' });
     const starts = { $regex: `^${escapeRegex(prefix.toLowerCase())}` };
     const [byFingerprint, byCommit] = await Promise.all([

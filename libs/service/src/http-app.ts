@@ -1,10 +1,14 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { ApiError, ErrorBodyFilter, Metrics, VALIDATION_FAILED, validationPipe } from '#des/platform';
 import { AppModule, AppOptions } from './app.module';
+import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
+import { allowedMethods, withErrorResponses, withValidatorRules } from './openapi-exact';
+import { queryClassesByOperation } from './query-classes';
 
 export const API_PREFIX = 'api/v2';
 export const BODY_LIMIT = '10mb';
@@ -18,6 +22,9 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  const document = openApiDocument(app);
+  // Before the body is parsed: a method the path does not take is refused whatever its body.
+  app.use(methodNotAllowed(document));
   // Not strict, so that a JSON `null` (the Kosli CLI's body on DELETE and archive) parses; then it is "no body".
   app.useBodyParser('json', { limit: BODY_LIMIT, strict: false });
   app.use(bodyParserErrors);
@@ -27,7 +34,10 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   app.setGlobalPrefix(API_PREFIX, { exclude: PROBES });
   app.useGlobalFilters(new ErrorBodyFilter());
   app.useGlobalPipes(validationPipe());
-  serveOpenApi(app);
+  SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
+    jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
+    yamlDocumentUrl: `${API_PREFIX}/openapi.yaml`,
+  });
   app.enableShutdownHooks();
   return app;
 }
@@ -74,8 +84,25 @@ function httpMetrics(metrics: Metrics) {
   };
 }
 
-/** OpenAPI 3.1 generated from the DTOs, at /api/v2/openapi.json (UI at /api/v2/docs). */
-function serveOpenApi(app: NestExpressApplication): void {
+/**
+ * A known path asked with a method it does not take: 405 with `Allow`
+ * (not the 404 of an unknown path). The paths and their methods are the
+ * OpenAPI document's, so the two cannot disagree.
+ */
+function methodNotAllowed(document: () => OpenAPIObject) {
+  let known: ReturnType<typeof allowedMethods> | undefined;
+  return (req: Request, res: Response, next: NextFunction) => {
+    known ??= allowedMethods(document());
+    // The most specific path decides (`/actions/{org}/environments` over `/actions/{org}/{number}`).
+    const path = known.find((k) => k.pattern.test(req.path));
+    if (!path || path.allow.includes(req.method)) return next();
+    res.setHeader('Allow', path.allow.join(', '));
+    next(new ApiError(405, 'Method not allowed'));
+  };
+}
+
+/** OpenAPI 3.1 generated from the DTOs, made exact, built once on first use: /api/v2/openapi.json (UI at /api/v2/docs). */
+function openApiDocument(app: NestExpressApplication): () => OpenAPIObject {
   const config = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
     .setTitle('Delivery Evidence Service')
@@ -84,8 +111,20 @@ function serveOpenApi(app: NestExpressApplication): void {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key' })
     .addBasicAuth({ type: 'http', scheme: 'basic', description: 'API key as the user name, empty password' })
     .build();
-  SwaggerModule.setup(`${API_PREFIX}/docs`, app, () => SwaggerModule.createDocument(app, config), {
-    jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
-    yamlDocumentUrl: `${API_PREFIX}/openapi.yaml`,
-  });
+  let document: OpenAPIObject | undefined;
+  return () => {
+    if (document) return document;
+    // The rules the validation pipe enforces, as JSON schemas of each DTO class.
+    const validators = validationMetadatasToSchemas({
+      refPointerPrefix: '#/components/schemas/',
+      classTransformerMetadataStorage: defaultMetadataStorage,
+    });
+    const queryClasses = queryClassesByOperation(app);
+    document = withErrorResponses(
+      withValidatorRules(SwaggerModule.createDocument(app, config), validators as never, (id) =>
+        queryClasses.get(id),
+      ),
+    );
+    return document;
+  };
 }

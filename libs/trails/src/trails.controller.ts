@@ -1,13 +1,5 @@
 import { Body, Controller, Get, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import {
-  ApiBasicAuth,
-  ApiBearerAuth,
-  ApiBody,
-  ApiOkResponse,
-  ApiProduces,
-  ApiQuery,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { TrailTimeMachine } from './trail-time-machine';
 import type { PdfRenderer } from '#des/reports';
 import { PDF_RENDERER } from './pdf-renderer.provider';
@@ -74,6 +66,8 @@ export class TrailsController {
   }
 
   @Put('trails/:org/:flow')
+  @ApiCreatedResponse({ description: 'Created' })
+  @ApiOkResponse({ description: 'It existed: updated, or left as it was' })
   @Requires('member')
   @AcceptsDataJson()
   async putTrail(

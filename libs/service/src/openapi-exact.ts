@@ -1,0 +1,196 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+
+type Operation = {
+  parameters?: { in: string; name: string }[];
+  requestBody?: unknown;
+  responses: Record<string, unknown>;
+  security?: unknown[];
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
+
+/** The body every error answers with (the spec's). */
+export const ERROR_BODY_SCHEMA = {
+  type: 'object',
+  required: ['message', 'errors'],
+  properties: {
+    message: { type: 'string' },
+    errors: {
+      description: 'Field → what is wrong with it; null when the message says it all',
+      type: ['object', 'null'],
+    },
+  },
+};
+
+const errorResponse = (description: string, headers?: Record<string, unknown>) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+});
+
+const RESPONSES = {
+  400: errorResponse('Invalid input: `errors` names each field and what is wrong with it'),
+  401: errorResponse('Invalid or missing API key', {
+    'WWW-Authenticate': { schema: { type: 'string' }, description: 'Bearer and Basic challenges' },
+  }),
+  403: errorResponse("The key's organization is not the path's, or its privilege is too low"),
+  404: errorResponse('Not found'),
+  409: errorResponse('Changed concurrently, or in conflict with what exists'),
+  413: errorResponse('Request body over its limit'),
+  415: errorResponse('A body of a content type the operation does not take'),
+  503: errorResponse('An engine (event store, read store or job queue) is unreachable; retry', {
+    'Retry-After': { schema: { type: 'integer' }, description: 'Seconds' },
+  }),
+};
+
+/**
+ * Declares what the generated document leaves out, the same way for every
+ * operation: the error body, and each error status the API's conventions
+ * can answer with (validation 400; 401 and 403 from the key check; 404 for
+ * a resource named that does not exist; 409, 413 and 415 where there is a
+ * body or a write; 503 for an unreachable engine).
+ */
+export function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
+  document.components ??= {};
+  document.components.schemas ??= {};
+  document.components.schemas.ErrorBody = ERROR_BODY_SCHEMA as never;
+  for (const item of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation = (item as Record<string, Operation | undefined>)[method];
+      if (!operation) continue;
+      const add = (status: keyof typeof RESPONSES) => {
+        operation.responses[status] ??= RESPONSES[status];
+      };
+      add(400);
+      // Every operation of the API asks for a key (the probes are not in the document).
+      if (!operation.security?.length) operation.security = [{ bearer: [] }, { basic: [] }];
+      add(401);
+      add(403);
+      // A resource named by the path, the body (an evaluation's trails) or the query (env-diff's environments) may not exist.
+      add(404);
+      if (method !== 'get') add(409);
+      if (operation.requestBody) {
+        add(413);
+        add(415);
+      }
+      add(503);
+    }
+  }
+  return document;
+}
+
+/**
+ * Every path of the document as a matcher, with the methods it declares; the
+ * most specific first (more literal segments before parameters, left to right).
+ */
+export function allowedMethods(document: OpenAPIObject): { pattern: RegExp; allow: string[] }[] {
+  const specificity = (path: string) => path.split('/').map((segment) => (segment.startsWith('{') ? 1 : 0));
+  const paths = Object.entries(document.paths).sort(([a], [b]) => {
+    const [x, y] = [specificity(a), specificity(b)];
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+    return x.length - y.length;
+  });
+  return paths.map(([path, item]) => {
+    const methods = METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((m) => m.toUpperCase());
+    if (methods.includes('GET') && !methods.includes('HEAD')) methods.push('HEAD');
+    const source = path
+      .split(/\{[^}]+\}/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+');
+    return { pattern: new RegExp(`^${source}/?$`), allow: methods };
+  });
+}
+
+type Parameter = { in: string; name: string; schema?: Schema; required?: boolean };
+type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; required?: string[] };
+
+/** The keywords a class-validator rule turns into (what the validation pipe enforces). */
+const CONSTRAINTS = [
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'enum',
+  'format',
+];
+
+/** A property's schema with the validator's constraints added (the document's own text kept). */
+function constrained(documented: Schema, validated: Schema | undefined): Schema {
+  if (!validated) return documented;
+  const merged: Schema = { ...documented };
+  for (const key of CONSTRAINTS) if (validated[key] !== undefined) merged[key] = validated[key];
+  if (validated.type === 'integer' || (merged.type === undefined && merged.$ref === undefined))
+    if (validated.type !== undefined) merged.type = validated.type;
+  if (validated.oneOf && !documented.format && !documented.$ref) merged.oneOf = validated.oneOf;
+  const items = validated.items as Schema | undefined;
+  if (items && !items.$ref && documented.items && !(documented.items as Schema).$ref)
+    merged.items = constrained(documented.items as Schema, items);
+  return merged;
+}
+
+/** Null is taken where a property may be left out (class-validator's @IsOptional lets both through). */
+function nullable(schema: Schema): Schema {
+  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  if (Array.isArray(schema.type))
+    return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+/**
+ * The document made to say what the validation pipe enforces, from the same
+ * class-validator rules (`validators`: each DTO class's JSON schema, by class
+ * name): each request body's constraints, required fields, nulls and
+ * `additionalProperties: false` (unknown fields are refused); each query
+ * parameter's (`queryClassOf`: an operation's query DTO). (That `at` is not
+ * in the future depends on the clock, so no schema states it.)
+ */
+export function withValidatorRules(
+  document: OpenAPIObject,
+  validators: Record<string, Schema>,
+  queryClassOf: (operationId: string) => string | undefined,
+): OpenAPIObject {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
+  for (const [name, schema] of Object.entries(schemas)) {
+    const validated = validators[name];
+    if (!validated || !schema.properties) continue;
+    const required = validated.required ?? [];
+    for (const [property, documented] of Object.entries(schema.properties)) {
+      const exact = constrained(documented, validated.properties?.[property]);
+      schema.properties[property] = required.includes(property) ? exact : nullable(exact);
+    }
+    if (required.length) schema.required = required;
+    else delete schema.required;
+    schema.additionalProperties = false;
+  }
+  for (const item of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation = (item as Record<string, (Operation & { operationId?: string }) | undefined>)[method];
+      if (!operation) continue;
+      const body = operation.requestBody as
+        { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> } | undefined;
+      const ref = body?.content?.['application/json']?.schema?.$ref;
+      const bodySchema = ref ? schemas[ref.split('/').pop()!] : undefined;
+      // A body of optional fields only may be left out, or be JSON `null` (both read as `{}`).
+      if (body && bodySchema && !bodySchema.required?.length) {
+        body.required = false;
+        body.content!['application/json'].schema = { anyOf: [{ $ref: ref }, { type: 'null' }] } as never;
+      }
+      const queryClass = operation.operationId ? queryClassOf(operation.operationId) : undefined;
+      const query = queryClass ? validators[queryClass] : undefined;
+      for (const parameter of (operation.parameters ?? []) as Parameter[]) {
+        if (parameter.in !== 'query') continue;
+        if (query) {
+          parameter.schema = constrained(parameter.schema ?? {}, query.properties?.[parameter.name]);
+          parameter.required = (query.required ?? []).includes(parameter.name);
+        }
+      }
+    }
+  }
+  return document;
+}
