@@ -11,6 +11,7 @@ export * from './tokens';
 export * from './validation';
 export * from './privileges';
 export * from './json-string';
+export * from './json-depth';
 export * from './replayed-response';
 export * from './queue-workers.module';
 export * from './schema-errors';

@@ -3,7 +3,16 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
-import { ApiError, ErrorBodyFilter, Metrics, VALIDATION_FAILED, validationPipe } from '#des/platform';
+import {
+  ApiError,
+  ErrorBodyFilter,
+  Metrics,
+  textNestsDeeperThan,
+  TOO_DEEP,
+  VALIDATION_FAILED,
+  validationPipe,
+} from '#des/platform';
+import type { Duplex } from 'node:stream';
 import { AppModule, AppOptions } from './app.module';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
@@ -26,7 +35,7 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   // Before the body is parsed: a method the path does not take is refused whatever its body.
   app.use(methodNotAllowed(document));
   // Not strict, so that a JSON `null` (the Kosli CLI's body on DELETE and archive) parses; then it is "no body".
-  app.useBodyParser('json', { limit: BODY_LIMIT, strict: false });
+  app.useBodyParser('json', { limit: BODY_LIMIT, strict: false, verify: refuseDeepJson });
   app.use(bodyParserErrors);
   app.use(nullAsNoBody);
   app.use(probeAliases);
@@ -38,6 +47,7 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
     yamlDocumentUrl: `${API_PREFIX}/openapi.yaml`,
   });
+  app.getHttpServer().on('clientError', answerClientError);
   app.enableShutdownHooks();
   return app;
 }
@@ -45,6 +55,7 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
 /** body-parser's failures as the API's errors (Nest would otherwise keep only their message). */
 function bodyParserErrors(error: unknown, _req: Request, _res: Response, next: NextFunction): void {
   const type = (error as { type?: string } | null)?.type;
+  if (type === 'entity.verify.failed') return next(new ApiError(400, VALIDATION_FAILED, { body: TOO_DEEP }));
   if (type === 'entity.parse.failed')
     return next(new ApiError(400, VALIDATION_FAILED, { body: 'Malformed JSON' }));
   if (type === 'entity.too.large') {
@@ -60,6 +71,35 @@ function nullAsNoBody(req: Request, _res: Response, next: NextFunction): void {
   else if (body !== undefined && typeof body !== 'object' && req.is('application/json'))
     return next(new ApiError(400, VALIDATION_FAILED, { body: 'Malformed JSON' }));
   next();
+}
+
+/**
+ * JSON nested too deep for the recursive steps after it (validation, the
+ * log's canonical JSON) is refused from its text, before it is parsed.
+ */
+function refuseDeepJson(_req: Request, _res: Response, text: Buffer): void {
+  if (textNestsDeeperThan(text)) throw new Error(TOO_DEEP);
+}
+
+/**
+ * What Node's HTTP parser refuses before any handler runs (a request line or
+ * headers over its limit: 431; anything malformed: 400) answered with the
+ * API's error body instead of an empty one.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const [status, reason, message] = tooLarge
+    ? [431, 'Request Header Fields Too Large', 'Request line or headers too large']
+    : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({ message, errors: null });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Probes answer at the root (for orchestrators) and under the API prefix; readiness also at `/ready`. */

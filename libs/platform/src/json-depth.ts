@@ -1,0 +1,43 @@
+/**
+ * How deep JSON may nest in a request. Deeper values are refused before
+ * anything recursive (the validation pipe, class-transformer, the canonical
+ * JSON of the event log) walks them and runs out of stack.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/** Whether a parsed JSON value nests deeper than `limit` arrays and objects (walked without recursion). */
+export function nestsDeeperThan(value: unknown, limit = MAX_JSON_DEPTH): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Object.values(current)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+export const TOO_DEEP = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+
+/**
+ * The same question asked of JSON text before it is parsed (strings skipped),
+ * so a body nested millions deep is refused without building its values.
+ */
+export function textNestsDeeperThan(text: Buffer, limit = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const byte = text[i];
+    if (inString) {
+      if (byte === 0x5c)
+        i++; // a backslash escapes the next byte
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) {
+      if (++depth > limit) return true; // { [
+    } else if (byte === 0x7d || byte === 0x5d) depth--; // } ]
+  }
+  return false;
+}
