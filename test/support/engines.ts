@@ -88,13 +88,17 @@ export async function startRedis(port?: number): Promise<Engine> {
   };
 }
 
-/** MONGODB_URL if given, else mongod on the PATH, else FerretDB (SQLite backend) from the setup script. */
-export async function startMongo(): Promise<Engine> {
-  if (process.env.MONGODB_URL) {
+/**
+ * MONGODB_URL if given, else mongod on the PATH, else FerretDB (SQLite backend) from the setup script.
+ * With `port` and `dir`, a server started again where one was stopped finds its data there
+ * (the directory is then kept at stop).
+ */
+export async function startMongo(again?: { port: number; dir: string }): Promise<Engine> {
+  if (process.env.MONGODB_URL && !again) {
     return { url: process.env.MONGODB_URL, description: 'MONGODB_URL', stop: async () => undefined };
   }
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'des-mongo-'));
+  const port = again?.port ?? (await freePort());
+  const dir = again?.dir ?? mkdtempSync(join(tmpdir(), 'des-mongo-'));
   const mongod = which('mongod');
   let child: ChildProcess;
   let description: string;
@@ -124,7 +128,7 @@ export async function startMongo(): Promise<Engine> {
     description = `FerretDB (SQLite backend) :${port}`;
   }
   await waitForPort(port, child, description);
-  return { url: `mongodb://127.0.0.1:${port}/`, description, stop: stopper(child, dir) };
+  return { url: `mongodb://127.0.0.1:${port}/`, description, stop: stopper(child, again ? undefined : dir) };
 }
 
 /** Uses the engine the runner started, or starts one for this process. */
