@@ -60,6 +60,20 @@ describe('idempotency decider', () => {
     given(claimedAtT0)
       .when(claim(), { now: T0 + CLAIM_TIMEOUT_MICROS })
       .then([claimed]);
+    // A shorter timeout (DES_IDEMPOTENCY_CLAIM_TIMEOUT_MS) takes an abandoned claim over sooner.
+    const soon: IdempotencyCommand = {
+      kind: 'claim',
+      requestHash: 'h1',
+      method: 'POST',
+      path: '/api/v2/x',
+      claimTimeoutMicros: 3_000_000,
+    };
+    given(claimedAtT0)
+      .when(soon, { now: T0 + 2_999_999 })
+      .thenError(409, KEY_IN_FLIGHT);
+    given(claimedAtT0)
+      .when(soon, { now: T0 + 3_000_000 })
+      .then([claimed]);
   });
 
   it('records the response of its own claim only, once', () => {

@@ -21,7 +21,14 @@ export type IdempotencyEvent =
   | DomainEvent<'idempotency_key_released', { request_hash: string; status: number }>;
 
 export type IdempotencyCommand =
-  | { kind: 'claim'; requestHash: string; method: string; path: string }
+  | {
+      kind: 'claim';
+      requestHash: string;
+      method: string;
+      path: string;
+      /** When an unanswered claim counts as abandoned (default CLAIM_TIMEOUT_MICROS). */
+      claimTimeoutMicros?: number;
+    }
   | { kind: 'record'; requestHash: string; response: StoredResponse }
   | { kind: 'release'; requestHash: string; status: number };
 
@@ -61,7 +68,8 @@ export const idempotencyDecider: Decider<IdempotencyCommand, IdempotencyState, I
       case 'claim': {
         const live =
           (state.status === 'answered' && now - state.since < REPLAY_WINDOW_MICROS) ||
-          (state.status === 'claimed' && now - state.since < CLAIM_TIMEOUT_MICROS);
+          (state.status === 'claimed' &&
+            now - state.since < (command.claimTimeoutMicros ?? CLAIM_TIMEOUT_MICROS));
         if (state.status !== 'free' && live) {
           if (state.requestHash !== command.requestHash) {
             throw new DomainError(422, KEY_REUSED, {

@@ -1,10 +1,10 @@
-import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { Response } from 'express';
 import { createHash } from 'node:crypto';
 import type { Observable } from 'rxjs';
 import { stringify } from 'safe-stable-stringify';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, Metrics, ReplayedResponse, VALIDATION_FAILED } from '#des/platform';
+import { ApiError, CONFIG, type Config, Metrics, ReplayedResponse, VALIDATION_FAILED } from '#des/platform';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangeIdempotencyKey } from './idempotency.commands';
 import { isReplayable, StoredResponse } from './idempotency.decider';
@@ -40,6 +40,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly commands: CommandBus,
     private readonly metrics: Metrics,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -62,7 +63,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
         new ChangeIdempotencyKey(
           org,
           keyHash,
-          { kind: 'claim', requestHash, method: req.method, path: req.originalUrl },
+          {
+            kind: 'claim',
+            requestHash,
+            method: req.method,
+            path: req.originalUrl,
+            claimTimeoutMicros: this.config.idempotencyClaimTimeoutMs * 1000,
+          },
           metadata,
         ),
       )

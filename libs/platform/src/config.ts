@@ -26,6 +26,8 @@ export interface Config {
   dataDir: string;
   /** How long a write waits for the read models to reflect it. */
   readYourWritesTimeoutMs: number;
+  /** An Idempotency-Key claimed this long without an answer is taken as abandoned (its process died mid-request). */
+  idempotencyClaimTimeoutMs: number;
   /** Events per projector batch (one checkpoint per batch). */
   projectorBatchSize: number;
   /** Read-model writes per round trip. */
@@ -91,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: Number(env.PORT ?? 8080),
     dataDir,
     readYourWritesTimeoutMs: Number(env.DES_READ_YOUR_WRITES_TIMEOUT_MS ?? 5000),
+    idempotencyClaimTimeoutMs: Number(env.DES_IDEMPOTENCY_CLAIM_TIMEOUT_MS ?? 120_000),
     projectorBatchSize: Number(env.DES_PROJECTOR_BATCH_SIZE ?? 500),
     projectorFlushSize: Number(env.DES_PROJECTOR_FLUSH_SIZE ?? 100),
     projectorLeaseMs: Number(env.DES_PROJECTOR_LEASE_MS ?? 10_000),
