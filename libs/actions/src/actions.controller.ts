@@ -12,16 +12,17 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import {
+  ApiCreatedOrUpdated,
   ApiError,
   AtQuery,
   CONFIG,
-  PageQuery,
-  paged,
   type Config,
+  paged,
+  PageQuery,
   READ_STORE,
   ReadModelsAt,
   Requires,
@@ -81,8 +82,7 @@ export class ActionsController {
 
   /** Creates (201, with its signing secret, shown this once) or updates (200) the action named `name`. */
   @Put(':org/environments')
-  @ApiCreatedResponse({ description: 'Created' })
-  @ApiOkResponse({ description: 'It existed: updated, or left as it was' })
+  @ApiCreatedOrUpdated()
   @Requires('admin')
   async put(
     @Param('org') org: string,

@@ -13,13 +13,13 @@ export const DEFAULT_MAX_APPEND_SIZE = 1024 * 1024;
  * data and metadata serialized as the client serializes them (JSON.stringify).
  */
 export function appendSize(events: EventToAppend[]): number {
-  let size = 0;
-  for (const e of events) {
-    size += Buffer.byteLength(JSON.stringify(e.data), 'utf8');
-    if (e.metadata) size += Buffer.byteLength(JSON.stringify(e.metadata), 'utf8');
-    size += 2 * e.type.length;
-  }
-  return size;
+  return serializedAppendSize(
+    events.map((e) => ({
+      type: e.type,
+      data: JSON.stringify(e.data),
+      metadata: e.metadata ? JSON.stringify(e.metadata) : '',
+    })),
+  );
 }
 
 /** The same size from data and metadata already serialized (JSON of the same length, whatever its key order). */

@@ -1,12 +1,13 @@
 import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { parse as parseYaml } from 'yaml';
 import {
+  AcceptsDataJson,
+  ApiCreatedOrUpdated,
   ApiError,
   AtQuery,
-  AcceptsDataJson,
   READ_STORE,
   ReadModelsAt,
   Requires,
@@ -37,8 +38,7 @@ export class FlowsController {
   ) {}
 
   @Put(':org')
-  @ApiCreatedResponse({ description: 'Created' })
-  @ApiOkResponse({ description: 'It existed: updated, or left as it was' })
+  @ApiCreatedOrUpdated()
   @Requires('member')
   async put(
     @Param('org') org: string,
@@ -51,8 +51,7 @@ export class FlowsController {
 
   /** The Kosli CLI's `create flow --template-file`: `data_json`, and the template as YAML in `template_file`. */
   @Put(':org/template_file')
-  @ApiCreatedResponse({ description: 'Created' })
-  @ApiOkResponse({ description: 'It existed: updated, or left as it was' })
+  @ApiCreatedOrUpdated()
   @Requires('member')
   @AcceptsDataJson(withTemplateFile)
   async putWithTemplateFile(

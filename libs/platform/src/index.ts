@@ -12,6 +12,7 @@ export * from './validation';
 export * from './privileges';
 export * from './json-string';
 export * from './json-depth';
+export * from './created-or-updated';
 export * from './replayed-response';
 export * from './queue-workers.module';
 export * from './schema-errors';

@@ -1,8 +1,16 @@
 import { Controller, Get, Inject, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires, VALIDATION_FAILED } from '#des/platform';
+import {
+  ApiCreatedOrUpdated,
+  ApiError,
+  AtQuery,
+  READ_STORE,
+  ReadModelsAt,
+  Requires,
+  VALIDATION_FAILED,
+} from '#des/platform';
 import { withoutInternals } from '#des/projections';
 import type { Doc, ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
@@ -41,8 +49,7 @@ export class PoliciesController {
   ) {}
 
   @Put(':org')
-  @ApiCreatedResponse({ description: 'Created' })
-  @ApiOkResponse({ description: 'It existed: updated, or left as it was' })
+  @ApiCreatedOrUpdated()
   @Requires('admin')
   @UseGuards(PolicyUploadGuard)
   @ApiConsumes('multipart/form-data')

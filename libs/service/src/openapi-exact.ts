@@ -1,6 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 
 type Operation = {
+  operationId?: string;
   parameters?: { in: string; name: string }[];
   requestBody?: unknown;
   responses: Record<string, unknown>;
@@ -8,6 +9,16 @@ type Operation = {
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
+
+/** Every operation of the document, with its method. */
+function* operationsOf(document: OpenAPIObject): Generator<[(typeof METHODS)[number], Operation]> {
+  for (const item of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation = (item as Record<string, Operation | undefined>)[method];
+      if (operation) yield [method, operation];
+    }
+  }
+}
 
 /** The body every error answers with (the spec's). */
 export const ERROR_BODY_SCHEMA = {
@@ -54,27 +65,23 @@ export function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
   document.components ??= {};
   document.components.schemas ??= {};
   document.components.schemas.ErrorBody = ERROR_BODY_SCHEMA as never;
-  for (const item of Object.values(document.paths)) {
-    for (const method of METHODS) {
-      const operation = (item as Record<string, Operation | undefined>)[method];
-      if (!operation) continue;
-      const add = (status: keyof typeof RESPONSES) => {
-        operation.responses[status] ??= RESPONSES[status];
-      };
-      add(400);
-      // Every operation of the API asks for a key (the probes are not in the document).
-      if (!operation.security?.length) operation.security = [{ bearer: [] }, { basic: [] }];
-      add(401);
-      add(403);
-      // A resource named by the path, the body (an evaluation's trails) or the query (env-diff's environments) may not exist.
-      add(404);
-      if (method !== 'get') add(409);
-      if (operation.requestBody) {
-        add(413);
-        add(415);
-      }
-      add(503);
+  for (const [method, operation] of operationsOf(document)) {
+    const add = (status: keyof typeof RESPONSES) => {
+      operation.responses[status] ??= RESPONSES[status];
+    };
+    add(400);
+    // Every operation of the API asks for a key (the probes are not in the document).
+    if (!operation.security?.length) operation.security = [{ bearer: [] }, { basic: [] }];
+    add(401);
+    add(403);
+    // A resource named by the path, the body (an evaluation's trails) or the query (env-diff's environments) may not exist.
+    add(404);
+    if (method !== 'get') add(409);
+    if (operation.requestBody) {
+      add(413);
+      add(415);
     }
+    add(503);
   }
   return document;
 }
@@ -125,8 +132,9 @@ function constrained(documented: Schema, validated: Schema | undefined): Schema 
   if (!validated) return documented;
   const merged: Schema = { ...documented };
   for (const key of CONSTRAINTS) if (validated[key] !== undefined) merged[key] = validated[key];
-  if (validated.type === 'integer' || (merged.type === undefined && merged.$ref === undefined))
-    if (validated.type !== undefined) merged.type = validated.type;
+  // An integer rule narrows a documented `number`; otherwise the validator's type fills only a gap.
+  const untyped = merged.type === undefined && merged.$ref === undefined;
+  if (validated.type !== undefined && (validated.type === 'integer' || untyped)) merged.type = validated.type;
   if (validated.oneOf && !documented.format && !documented.$ref) merged.oneOf = validated.oneOf;
   const items = validated.items as Schema | undefined;
   if (items && !items.$ref && documented.items && !(documented.items as Schema).$ref)
@@ -168,28 +176,23 @@ export function withValidatorRules(
     else delete schema.required;
     schema.additionalProperties = false;
   }
-  for (const item of Object.values(document.paths)) {
-    for (const method of METHODS) {
-      const operation = (item as Record<string, (Operation & { operationId?: string }) | undefined>)[method];
-      if (!operation) continue;
-      const body = operation.requestBody as
-        { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> } | undefined;
-      const ref = body?.content?.['application/json']?.schema?.$ref;
-      const bodySchema = ref ? schemas[ref.split('/').pop()!] : undefined;
-      // A body of optional fields only may be left out, or be JSON `null` (both read as `{}`).
-      if (body && bodySchema && !bodySchema.required?.length) {
-        body.required = false;
-        body.content!['application/json'].schema = { anyOf: [{ $ref: ref }, { type: 'null' }] } as never;
-      }
-      const queryClass = operation.operationId ? queryClassOf(operation.operationId) : undefined;
-      const query = queryClass ? validators[queryClass] : undefined;
-      for (const parameter of (operation.parameters ?? []) as Parameter[]) {
-        if (parameter.in !== 'query') continue;
-        if (query) {
-          parameter.schema = constrained(parameter.schema ?? {}, query.properties?.[parameter.name]);
-          parameter.required = (query.required ?? []).includes(parameter.name);
-        }
-      }
+  for (const [, operation] of operationsOf(document)) {
+    const body = operation.requestBody as
+      { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> } | undefined;
+    const ref = body?.content?.['application/json']?.schema?.$ref;
+    const bodySchema = ref ? schemas[ref.split('/').pop()!] : undefined;
+    // A body of optional fields only may be left out, or be JSON `null` (both read as `{}`).
+    if (body && bodySchema && !bodySchema.required?.length) {
+      body.required = false;
+      body.content!['application/json'].schema = { anyOf: [{ $ref: ref }, { type: 'null' }] } as never;
+    }
+    const queryClass = operation.operationId ? queryClassOf(operation.operationId) : undefined;
+    const query = queryClass ? validators[queryClass] : undefined;
+    if (!query) continue;
+    for (const parameter of (operation.parameters ?? []) as Parameter[]) {
+      if (parameter.in !== 'query') continue;
+      parameter.schema = constrained(parameter.schema ?? {}, query.properties?.[parameter.name]);
+      parameter.required = (query.required ?? []).includes(parameter.name);
     }
   }
   return document;

@@ -1,5 +1,13 @@
 import { Body, Controller, Get, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiBody,
+  ApiOkResponse,
+  ApiProduces,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { TrailTimeMachine } from './trail-time-machine';
 import type { PdfRenderer } from '#des/reports';
 import { PDF_RENDERER } from './pdf-renderer.provider';
@@ -8,13 +16,14 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import {
+  AcceptsDataJson,
+  ApiCreatedOrUpdated,
   ApiError,
   AtQuery,
   AttachmentStore,
-  PageQuery,
-  paged,
-  AcceptsDataJson,
   EVENT_STORE,
+  paged,
+  PageQuery,
   READ_STORE,
   ReadModelsAt,
   Requires,
@@ -66,8 +75,7 @@ export class TrailsController {
   }
 
   @Put('trails/:org/:flow')
-  @ApiCreatedResponse({ description: 'Created' })
-  @ApiOkResponse({ description: 'It existed: updated, or left as it was' })
+  @ApiCreatedOrUpdated()
   @Requires('member')
   @AcceptsDataJson()
   async putTrail(
