@@ -76,8 +76,18 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         (await http().post('/api/v2/service-accounts/vault').send({ name: 'ci', privilege: 'admin' })).status,
         201,
       );
+      // Writes with an Idempotency-Key keep their answer for replays: encrypted, as it holds the secret.
+      const kept = async (send: () => request.Test) => {
+        const first = await send();
+        const replay = await send();
+        assert.equal(replay.headers['idempotent-replayed'], 'true');
+        assert.equal(replay.text, first.text, 'the kept answer, decrypted, is the answer sent');
+        return first;
+      };
       for (const description of ['one', 'two']) {
-        const res = await http().post('/api/v2/service-accounts/vault/ci/api-keys').send({ description });
+        const mint = () => http().post('/api/v2/service-accounts/vault/ci/api-keys').send({ description });
+        const res =
+          description === 'two' ? await kept(() => mint().set('Idempotency-Key', 'mint-two')) : await mint();
         assert.equal(res.status, 201, JSON.stringify(res.body));
         secrets.push({ what: `api key ${description}`, value: res.body.key });
       }
@@ -104,17 +114,22 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         (await http(one).put('/api/v2/environments/vault').send({ name: 'prod', type: 'K8S' })).status,
         201,
       );
-      const action = await http(one)
-        .put('/api/v2/actions/vault/environments')
-        .send({
-          name: 'watch',
-          environments: ['prod'],
-          triggers: ['ON_STARTED_ARTIFACT'],
-          targets: [{ type: 'WEBHOOK', webhook: `${target}/hook` }],
-        });
+      const action = await kept(() =>
+        http(one)
+          .put('/api/v2/actions/vault/environments')
+          .set('Idempotency-Key', 'action-watch')
+          .send({
+            name: 'watch',
+            environments: ['prod'],
+            triggers: ['ON_STARTED_ARTIFACT'],
+            targets: [{ type: 'WEBHOOK', webhook: `${target}/hook` }],
+          }),
+      );
       assert.equal(action.status, 201, JSON.stringify(action.body));
       secrets.push({ what: 'the action secret', value: action.body.secret });
-      const rotated = await http(one).post('/api/v2/actions/vault/1/secret');
+      const rotated = await kept(() =>
+        http(one).post('/api/v2/actions/vault/1/secret').set('Idempotency-Key', 'rotate-1'),
+      );
       assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
       secrets.push({ what: 'the rotated action secret', value: rotated.body.secret });
       const report = await http(one)

@@ -2,7 +2,7 @@ import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import type { EventMetadata } from '#des/event-store';
 import { microsToSeconds } from '#des/event-store';
-import { CommandExecutor, DomainError } from '#des/platform';
+import { CommandExecutor, DomainError, stableId } from '#des/platform';
 import { apiKeysDecider, apiKeysStream } from './api-keys.decider';
 import { hashApiKey, newApiKey } from './api-key-secret';
 import { Feature, organizationDecider, organizationStream } from './organization.decider';
@@ -127,28 +127,41 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey> {
 
   async execute(c: CreateApiKey): Promise<CreatedKey> {
     await requireAccount(this.executor, c.org, c.account);
-    const key = newApiKey();
-    const id = randomUUID();
-    const done = await this.executor.execute(
-      apiKeysStream(c.org, c.account),
-      apiKeysDecider,
-      {
-        kind: 'create_api_key',
-        id,
-        account: c.account,
-        hash: hashApiKey(key),
-        description: c.description,
-        expiresAt: c.expiresAt,
-      },
-      metadata(c.org, c.actor),
-    );
-    return {
-      id,
-      key,
-      description: c.description,
-      createdAt: microsToSeconds(done.recordedAt!),
-      expiresAt: c.expiresAt,
-    };
+    const stream = apiKeysStream(c.org, c.account);
+    for (let n = 0; ; n++) {
+      const key = newApiKey();
+      const id = stableId(`api-key/${n}`);
+      const done = await this.executor.execute(
+        stream,
+        apiKeysDecider,
+        {
+          kind: 'create_api_key',
+          id,
+          account: c.account,
+          hash: hashApiKey(key),
+          description: c.description,
+          expiresAt: c.expiresAt,
+        },
+        metadata(c.org, c.actor),
+      );
+      if (!done.resumed) {
+        return {
+          id,
+          key,
+          description: c.description,
+          createdAt: microsToSeconds(done.recordedAt!),
+          expiresAt: c.expiresAt,
+        };
+      }
+      // An earlier attempt at this idempotent request created the key, and died before
+      // answering: the key's only copy is lost. It is revoked, and another one made.
+      await this.executor.execute(
+        stream,
+        apiKeysDecider,
+        { kind: 'revoke_api_key', id, account: c.account },
+        metadata(c.org, c.actor),
+      );
+    }
   }
 }
 

@@ -42,6 +42,8 @@ export const apiKeysDecider: Decider<ApiKeyCommand, ApiKeysState, ApiKeyEvent> =
   decide(command, state, { now }) {
     switch (command.kind) {
       case 'create_api_key':
+        // Ids are new UUIDs; one seen before is a write replayed by mistake, never a second key.
+        if (state.keys[command.id]) throw new Error(`API key ${command.id} exists already`);
         if (command.expiresAt !== 0 && command.expiresAt * 1_000_000 <= now) {
           throw new DomainError(400, 'expires_at cannot be in the past', {
             expires_at: 'must be 0 or absent (never expires), or a UNIX timestamp in the future',

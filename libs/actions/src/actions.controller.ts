@@ -27,6 +27,7 @@ import {
   ReadModelsAt,
   Requires,
   VALIDATION_FAILED,
+  ServiceKey,
 } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
@@ -38,7 +39,6 @@ import { ACTIONS, actionId, DELIVERIES, deliveryId } from './actions.projection'
 import { PutActionDto } from './actions.dto';
 import { DELIVERY_NOT_FOUND } from './delivery.decider';
 import { actionSecret } from './signing';
-import { ActionSigningKey } from './signing-key';
 import { targetProblem } from './target-address';
 
 /** An action as endpoint 10 answers it: every field of the spec's Action table. */
@@ -71,7 +71,7 @@ export class ActionsController {
     private readonly commands: CommandBus,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(CONFIG) private readonly config: Config,
-    private readonly signingKey: ActionSigningKey,
+    private readonly signingKey: ServiceKey,
     private readonly history: ReadModelsAt,
   ) {}
 

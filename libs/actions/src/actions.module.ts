@@ -5,13 +5,11 @@ import { actionsProjection } from './actions.projection';
 import { actionTriggersReaction } from './action-triggers.reaction';
 import { notificationDispatch } from './notification-dispatch.reaction';
 import { NotificationConsumer } from './notification.consumer';
-import { ActionSigningKey } from './signing-key';
 
 /** Actions: environment notifications to webhooks and Slack, signed, retried, dead-lettered. */
 @Module({
   controllers: [ActionsController],
-  providers: [ActionSigningKey, NotificationConsumer],
-  exports: [ActionSigningKey],
+  providers: [NotificationConsumer],
 })
 export class ActionsModule {}
 

@@ -4,5 +4,4 @@ export * from './delivery.decider';
 export * from './action.commands';
 export * from './actions.projection';
 export * from './signing';
-export * from './signing-key';
 export * from './notices';

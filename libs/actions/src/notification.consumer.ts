@@ -10,6 +10,7 @@ import {
   Metrics,
   type QueueConsumer,
   READ_STORE,
+  ServiceKey,
 } from '#des/platform';
 import type { ReadStore } from '#des/read-store';
 import { ChangeDelivery } from './action.commands';
@@ -19,7 +20,6 @@ import { deliveryDecider, deliveryStream } from './delivery.decider';
 import { slackMessage } from './notices';
 import { type DeliveryJob, deliveryJob, NOTIFICATIONS_QUEUE } from './notification-dispatch.reaction';
 import { actionSecret, signature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signing';
-import { ActionSigningKey } from './signing-key';
 import { postNotification } from './webhook-post';
 
 const METADATA: EventMetadata = { actor: { kind: 'system', name: 'notifications' } };
@@ -40,7 +40,7 @@ export class NotificationConsumer implements QueueConsumer {
   constructor(
     private readonly commands: CommandBus,
     private readonly executor: CommandExecutor,
-    private readonly signingKey: ActionSigningKey,
+    private readonly signingKey: ServiceKey,
     private readonly metrics: Metrics,
     @Inject(CONFIG) private readonly config: Config,
     @Inject(READ_STORE) private readonly reads: ReadStore,

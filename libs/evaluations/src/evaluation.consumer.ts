@@ -16,13 +16,19 @@ import { EvaluationCommand, EvaluationEvent, evaluationStream } from './evaluati
 export const EVALUATIONS_QUEUE = 'evaluations';
 export const EVALUATION_ATTEMPTS = 3;
 /** One job per evaluation (its id is the job id, so a repeated enqueue is a no-op). */
-export const evaluationJob = (org: string, id: string) =>
+/**
+ * The job that runs an evaluation. An idempotent request's attempt gets a
+ * job of its own: the job of an attempt that died before recording the
+ * request may have been given up already, and a job id is taken until removed.
+ */
+export const evaluationJob = (org: string, id: string, attempt?: string) =>
   [
     EVALUATIONS_QUEUE,
     'evaluate',
     { org, id },
-    { jobId: id, attempts: EVALUATION_ATTEMPTS + 2, backoffMs: 200 },
+    { jobId: attempt ? `${id}.${attempt}` : id, attempts: EVALUATION_ATTEMPTS + 2, backoffMs: 200 },
   ] as const;
+const notRecorded = (id: string) => `evaluation ${id} is not recorded`;
 const SERVICE_FAILURE = 'The evaluation failed on the service side.';
 /** How long recovery at start waits for the read models to catch up with the log. */
 const RECOVERY_WAIT_MS = 10 * 60_000;
@@ -79,7 +85,7 @@ export class EvaluationConsumer implements OnModuleDestroy {
     const history = await this.recordedHistory(org, id);
     const requested = history.find((e) => e.type === 'evaluation_requested');
     // Never recorded (the request failed after enqueueing): retried, then dead-lettered.
-    if (!requested) throw new Error(`evaluation ${id} is not recorded`);
+    if (!requested) throw new Error(notRecorded(id));
     if (history.length > 1) return 'already finished';
     const data = (requested as unknown as Extract<EvaluationEvent, { type: 'evaluation_requested' }>).data;
     try {
@@ -124,6 +130,9 @@ export class EvaluationConsumer implements OnModuleDestroy {
    */
   async deadLetter(job: JobInfo): Promise<void> {
     const { org, id } = job.data as EvaluationJob;
+    // A job that never saw its request recorded fails nothing: a retry of an idempotent
+    // request that died may have recorded it since, with a job of its own.
+    if (job.failedReason === notRecorded(id)) return;
     this.logger.error(`evaluation ${id}: its job was given up (${job.failedReason ?? 'no reason'})`);
     await this.record(org, id, {
       kind: 'fail',

@@ -1,11 +1,19 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
-import { randomUUID } from 'node:crypto';
 import type { EventStore } from '#des/event-store';
 import { microsToSeconds, secondsToMicros } from '#des/event-store';
 import type { Jobs } from '#des/jobs';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, AtQuery, EVENT_STORE, JOBS, READ_STORE, Requires } from '#des/platform';
+import {
+  ApiError,
+  AtQuery,
+  EVENT_STORE,
+  idempotentAttempts,
+  JOBS,
+  READ_STORE,
+  Requires,
+  stableId,
+} from '#des/platform';
 import type { ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requireFeature, requestMetadata } from '#des/accounts';
 import { TrailTimeMachine } from '#des/trails';
@@ -59,11 +67,12 @@ export class EvaluationsController {
         });
       }
     }
-    const id = randomUUID();
+    // A retry of an idempotent request that died names the same evaluation (recorded once).
+    const id = stableId('evaluation');
     const requestedAt = Date.now() / 1000;
     // Enqueue first: if the queue is down the answer is 503 and nothing is recorded.
-    await this.jobs.enqueue(...evaluationJob(org, id));
-    await this.commands.execute(
+    await this.jobs.enqueue(...evaluationJob(org, id, idempotentAttempts.getStore()?.claim));
+    const done = await this.commands.execute(
       new ChangeEvaluation(
         org,
         id,
@@ -82,12 +91,15 @@ export class EvaluationsController {
         requestMetadata(req),
       ),
     );
+    // As recorded: a resumed request answers what its first attempt recorded.
+    const requested = done.events.find((e) => e.type === 'evaluation_requested');
+    if (!requested) throw new Error(`evaluation ${id} was recorded before`);
     return {
       id,
       status: 'pending',
-      requested_at: requestedAt,
-      recorded_at: at,
-      recorded_position: head.position,
+      requested_at: requested.data.requested_at,
+      recorded_at: microsToSeconds(requested.data.recorded_at),
+      recorded_position: requested.data.recorded_position,
     };
   }
 

@@ -18,6 +18,9 @@ export class ChangeIdempotencyKey extends AggregateCommand<
   IdempotencyEvent
 > {
   constructor(org: string, keyHash: string, command: IdempotencyCommand, metadata: EventMetadata) {
-    super(idempotencyStream(org, keyHash), idempotencyDecider, command, metadata, { awaitReadModels: false });
+    super(idempotencyStream(org, keyHash), idempotencyDecider, command, metadata, {
+      awaitReadModels: false,
+      standalone: true,
+    });
   }
 }

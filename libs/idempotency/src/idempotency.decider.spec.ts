@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { deciderSpec, recordedAt } from '#des/platform/testing';
+import { deciderSpec, type Recorded, recordedAt } from '#des/platform/testing';
 import {
   CLAIM_TIMEOUT_MICROS,
   idempotencyDecider,
@@ -23,8 +23,12 @@ const claim = (requestHash = 'h1'): IdempotencyCommand => ({
 });
 const claimed: IdempotencyEvent = {
   type: 'idempotency_key_claimed',
-  data: { request_hash: 'h1', method: 'POST', path: '/api/v2/x' },
+  data: { request_hash: 'h1', method: 'POST', path: '/api/v2/x', claim_id: 'id' },
 };
+const claimedAs = (claim_id: string, request_hash = 'h1'): IdempotencyEvent => ({
+  type: 'idempotency_key_claimed',
+  data: { request_hash, method: 'POST', path: '/api/v2/x', claim_id },
+});
 const response = { status: 201, content_type: 'application/json', body: '{"ok":true}' };
 const answered: IdempotencyEvent = {
   type: 'idempotent_response_recorded',
@@ -40,7 +44,13 @@ describe('idempotency decider', () => {
   it('answers the same request within 24 h with nothing new (the caller replays), another request 422', () => {
     const history = given(claimedAtT0, recordedAt(answered, T0 + 5));
     history.when(claim(), { now: T0 + REPLAY_WINDOW_MICROS - 1 }).then([]);
-    assert.deepEqual(history.state, { status: 'answered', requestHash: 'h1', since: T0 + 5, response });
+    assert.deepEqual(history.state, {
+      status: 'answered',
+      requestHash: 'h1',
+      since: T0 + 5,
+      attempts: ['id'],
+      response,
+    });
     history.when(claim('h2'), { now: T0 + 10 }).thenError(422, KEY_REUSED);
   });
 
@@ -107,5 +117,59 @@ describe('idempotency decider', () => {
       false,
       false,
     ]);
+  });
+
+  it('keeps the attempts at one request that never answered, so a retry resumes their writes', () => {
+    const released: IdempotencyEvent = {
+      type: 'idempotency_key_released',
+      data: { request_hash: 'h1', status: 503 },
+    };
+    const attemptsOf = (...events: Recorded<IdempotencyEvent>[]) => {
+      const state = given(...events).state;
+      return state.status === 'free' ? state.released?.attempts : state.attempts;
+    };
+    // Taken over after its process died, then released by a 503, then claimed again.
+    const t = T0 + CLAIM_TIMEOUT_MICROS;
+    assert.deepEqual(attemptsOf(claimedAtT0, recordedAt(claimedAs('c2'), t)), ['id', 'c2']);
+    assert.deepEqual(
+      attemptsOf(
+        claimedAtT0,
+        recordedAt(claimedAs('c2'), t),
+        recordedAt(released, t + 1),
+        recordedAt(claimedAs('c3'), t + 2),
+      ),
+      ['id', 'c2', 'c3'],
+    );
+    // The answer keeps them; a claim without an id (early events) is named by its instant.
+    assert.deepEqual(attemptsOf(claimedAtT0, recordedAt(claimedAs('c2'), t), recordedAt(answered, t)), [
+      'id',
+      'c2',
+    ]);
+    const early: IdempotencyEvent = {
+      type: 'idempotency_key_claimed',
+      data: { request_hash: 'h1', method: 'POST', path: '/api/v2/x' },
+    };
+    assert.deepEqual(attemptsOf(recordedAt(early, T0)), [`claim-${T0}`]);
+    // Another request, or the same one a day after the last attempt, starts afresh.
+    assert.deepEqual(
+      attemptsOf(claimedAtT0, recordedAt(released, T0), recordedAt(claimedAs('c2', 'h2'), t)),
+      ['c2'],
+    );
+    assert.deepEqual(
+      attemptsOf(
+        claimedAtT0,
+        recordedAt(released, T0),
+        recordedAt(claimedAs('c2'), T0 + REPLAY_WINDOW_MICROS),
+      ),
+      ['c2'],
+    );
+    assert.deepEqual(
+      attemptsOf(
+        claimedAtT0,
+        recordedAt(answered, T0),
+        recordedAt(claimedAs('c2'), T0 + REPLAY_WINDOW_MICROS),
+      ),
+      ['c2'],
+    );
   });
 });

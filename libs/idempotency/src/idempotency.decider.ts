@@ -12,11 +12,29 @@ export const CLAIM_TIMEOUT_MICROS = 120 * 1_000_000;
 export type StoredResponse = {
   status: number;
   content_type: string | null;
-  body: string;
-};
+} & (
+  | {
+      /**
+       * The body encrypted (`seal`, under a key derived from the service key): an
+       * answer may hold a secret shown once, such as a new API key.
+       */
+      sealed_body: string;
+    }
+  /** The body as sent (events recorded before answers were sealed). */
+  | { body: string }
+);
 
 export type IdempotencyEvent =
-  | DomainEvent<'idempotency_key_claimed', { request_hash: string; method: string; path: string }>
+  | DomainEvent<
+      'idempotency_key_claimed',
+      {
+        request_hash: string;
+        method: string;
+        path: string;
+        /** Names this attempt; the request's writes carry it (absent in early events). */
+        claim_id?: string;
+      }
+    >
   | DomainEvent<'idempotent_response_recorded', { request_hash: string } & StoredResponse>
   | DomainEvent<'idempotency_key_released', { request_hash: string; status: number }>;
 
@@ -32,10 +50,13 @@ export type IdempotencyCommand =
   | { kind: 'record'; requestHash: string; response: StoredResponse }
   | { kind: 'release'; requestHash: string; status: number };
 
+/** The attempts at one request under the key, oldest first: a retry resumes their writes. */
+type Attempts = { requestHash: string; since: number; attempts: string[] };
+
 export type IdempotencyState =
-  | { status: 'free' }
-  | { status: 'claimed'; requestHash: string; since: number }
-  | { status: 'answered'; requestHash: string; since: number; response: StoredResponse };
+  | { status: 'free'; released?: Attempts }
+  | ({ status: 'claimed' } & Attempts)
+  | ({ status: 'answered'; response: StoredResponse } & Attempts);
 
 export const KEY_REUSED = 'This Idempotency-Key was used with a different request';
 export const KEY_IN_FLIGHT = 'A request with this Idempotency-Key is still in progress; retry the request.';
@@ -50,20 +71,33 @@ export const KEY_IN_FLIGHT = 'A request with this Idempotency-Key is still in pr
 export const idempotencyDecider: Decider<IdempotencyCommand, IdempotencyState, IdempotencyEvent> = {
   initialState: { status: 'free' },
 
-  evolve(_state, event, recordedAt) {
+  evolve(state, event, recordedAt) {
     switch (event.type) {
-      case 'idempotency_key_claimed':
-        return { status: 'claimed', requestHash: event.data.request_hash, since: recordedAt };
+      case 'idempotency_key_claimed': {
+        const { request_hash: requestHash, claim_id } = event.data;
+        // The same request again after an attempt that never answered, or answered with a
+        // status a retry may change: every attempt so far may have written part of it.
+        const before =
+          state.status === 'free' ? state.released : state.status === 'claimed' ? state : undefined;
+        const continues =
+          before?.requestHash === requestHash && recordedAt - before.since < REPLAY_WINDOW_MICROS;
+        const attempt = claim_id ?? `claim-${recordedAt}`;
+        const attempts = continues ? [...before.attempts, attempt] : [attempt];
+        return { status: 'claimed', requestHash, since: recordedAt, attempts };
+      }
       case 'idempotent_response_recorded': {
         const { request_hash, ...response } = event.data;
-        return { status: 'answered', requestHash: request_hash, since: recordedAt, response };
+        const attempts = state.status === 'claimed' ? state.attempts : [];
+        return { status: 'answered', requestHash: request_hash, since: recordedAt, attempts, response };
       }
       case 'idempotency_key_released':
-        return { status: 'free' };
+        return state.status === 'claimed'
+          ? { status: 'free', released: { ...state, since: recordedAt } }
+          : { status: 'free' };
     }
   },
 
-  decide(command, state, { now }) {
+  decide(command, state, { now, newId }) {
     switch (command.kind) {
       case 'claim': {
         const live =
@@ -82,7 +116,12 @@ export const idempotencyDecider: Decider<IdempotencyCommand, IdempotencyState, I
         return [
           {
             type: 'idempotency_key_claimed',
-            data: { request_hash: command.requestHash, method: command.method, path: command.path },
+            data: {
+              request_hash: command.requestHash,
+              method: command.method,
+              path: command.path,
+              claim_id: newId(),
+            },
           },
         ];
       }

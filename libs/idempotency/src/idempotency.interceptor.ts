@@ -4,15 +4,29 @@ import { createHash } from 'node:crypto';
 import type { Observable } from 'rxjs';
 import { stringify } from 'safe-stable-stringify';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, CONFIG, type Config, Metrics, ReplayedResponse, VALIDATION_FAILED } from '#des/platform';
+import {
+  ApiError,
+  CONFIG,
+  type Config,
+  idempotentAttempts,
+  Metrics,
+  ReplayedResponse,
+  seal,
+  ServiceKey,
+  unseal,
+  VALIDATION_FAILED,
+} from '#des/platform';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangeIdempotencyKey } from './idempotency.commands';
-import { isReplayable, StoredResponse } from './idempotency.decider';
+import { idempotencyStream, isReplayable, StoredResponse } from './idempotency.decider';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const KEY = /^[\x21-\x7e]{1,255}$/;
 /** Responses larger than this are not kept (writes answer small documents). */
 const MAX_RECORDED_BYTES = 256 * 1024;
+
+/** What the kept answers are encrypted under (derived from the service key). */
+const SEALING = 'idempotent-responses';
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 
@@ -32,6 +46,8 @@ function filesDigest(req: { files?: unknown }): string {
  * in the log and its response is recorded there before it is sent; the same
  * request again within 24 h is answered that response and runs nothing. Runs
  * after authentication, so only the key's own organization can replay it.
+ * A retry after an attempt that died unanswered (or answered 5xx/409/429)
+ * runs again, resuming the writes that attempt made (`IdempotentAttempt`).
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -41,6 +57,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly commands: CommandBus,
     private readonly metrics: Metrics,
     @Inject(CONFIG) private readonly config: Config,
+    private readonly serviceKey: ServiceKey,
   ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -58,6 +75,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       `${req.method} ${req.originalUrl}\n${stringify(req.body ?? null)}${filesDigest(req)}`,
     );
     const metadata = requestMetadata(req);
+    const stream = idempotencyStream(org, keyHash);
     const claim = await this.commands
       .execute(
         new ChangeIdempotencyKey(
@@ -79,10 +97,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
       });
     if (claim.events.length === 0 && claim.state.status === 'answered') {
       this.metrics.idempotentRequests.inc({ outcome: 'replayed' });
-      const { status, content_type, body } = claim.state.response;
+      const { status, content_type, ...kept } = claim.state.response;
+      const body =
+        'sealed_body' in kept
+          ? unseal(this.serviceKey.derive(SEALING), stream, kept.sealed_body)
+          : kept.body;
       throw new ReplayedResponse(status, content_type, body);
     }
-    this.keepResponse(context.switchToHttp().getResponse<Response>(), (status, response) =>
+    if (claim.state.status !== 'claimed') throw new Error('Idempotency-Key claim not recorded');
+    const attempts = claim.state.attempts;
+    this.keepResponse(context.switchToHttp().getResponse<Response>(), stream, (status, response) =>
       this.commands.execute(
         new ChangeIdempotencyKey(
           org,
@@ -92,7 +116,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
         ),
       ),
     );
-    return next.handle();
+    // The handler runs as this attempt: its writes are tagged, and those of earlier attempts resumed.
+    return idempotentAttempts.run(
+      { claim: attempts[attempts.length - 1], earlier: attempts.slice(0, -1), writes: new Map() },
+      () => next.handle(),
+    );
   }
 
   /**
@@ -103,6 +131,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
    */
   private keepResponse(
     res: Response,
+    stream: string,
     settle: (status: number, response: StoredResponse | null) => Promise<unknown>,
   ): void {
     const chunks: Buffer[] = [];
@@ -126,7 +155,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           ? {
               status: res.statusCode,
               content_type: contentType ? String(contentType) : null,
-              body: body.toString('utf8'),
+              sealed_body: seal(this.serviceKey.derive(SEALING), stream, body.toString('utf8')),
             }
           : null;
       this.metrics.idempotentRequests.inc({ outcome: kept ? 'executed' : 'released' });

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_ATTEMPTS,
@@ -69,11 +70,19 @@ export class InProcessJobs implements Jobs {
     this.pump(q);
   }
 
+  /**
+   * Runs a function in the async context this queue was made in: a job runs
+   * as the process's own work, never as part of the request that enqueued it
+   * (whose context would tag its writes as the request's, see `idempotentAttempts`).
+   */
+  private readonly detached = AsyncLocalStorage.snapshot();
+
   private pump(q: Queue): void {
     while (!this.closed && q.handler && q.active < q.concurrency && q.ready.length > 0) {
       const job = q.jobs.get(q.ready.shift()!)!;
       q.active++;
-      void this.run(q, job, q.handler).finally(() => {
+      const handler = q.handler;
+      void this.detached(() => this.run(q, job, handler)).finally(() => {
         q.active--;
         this.pump(q);
       });

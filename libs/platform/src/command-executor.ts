@@ -5,6 +5,7 @@ import type { ProjectionProgress } from '#des/projections';
 import { DomainError } from './domain-error';
 import type { Config } from './config';
 import { Decider, DomainEvent } from './decider';
+import { AttemptTag, IdempotentAttempt, idempotentAttempts } from './idempotent-attempt';
 import { Metrics } from './metrics';
 import { CONFIG, EVENT_STORE, PROJECTION_PROGRESS } from './tokens';
 
@@ -14,11 +15,18 @@ export interface Executed<S, E> {
   /** Global position of the last appended event; null when the command changed nothing. */
   position: number | null;
   recordedAt: number | null;
+  /**
+   * The events were not appended now: an earlier attempt at the same
+   * idempotent request appended them before its process died.
+   */
+  resumed?: boolean;
 }
 
 export interface ExecuteOptions {
   /** Wait for the read models to reflect the write (default true); false for streams no read model shows. */
   awaitReadModels?: boolean;
+  /** Not one of the request's own writes (an Idempotency-Key's records): never tagged or resumed. */
+  standalone?: boolean;
 }
 
 const MAX_ATTEMPTS = 10;
@@ -94,6 +102,16 @@ export class CommandExecutor {
     metadata: EventMetadata,
     options: ExecuteOptions = {},
   ): Promise<Executed<S, E>> {
+    const request = options.standalone ? undefined : idempotentAttempts.getStore();
+    if (request) {
+      const write = request.writes.get(stream) ?? 0;
+      request.writes.set(stream, write + 1);
+      if (request.earlier.length > 0) {
+        const resumed = await this.resume(stream, decider, request, write, options);
+        if (resumed) return resumed;
+      }
+      metadata = { ...metadata, idempotency: { claim: request.claim, write } satisfies AttemptTag };
+    }
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const { state, revision } = await this.load(stream, decider);
       const now = nowMicros();
@@ -118,6 +136,41 @@ export class CommandExecutor {
       }
     }
     throw new DomainError(409, 'The resource was changed concurrently; retry the request.');
+  }
+
+  /**
+   * The write an earlier attempt at this request made to the stream as its
+   * `write`-th, if it made it: answered as if appended now (the state as of
+   * those events), so the retry neither writes it twice nor answers differently.
+   */
+  private async resume<C, S, E extends DomainEvent>(
+    stream: string,
+    decider: Decider<C, S, E>,
+    request: IdempotentAttempt,
+    write: number,
+    options: ExecuteOptions,
+  ): Promise<Executed<S, E> | undefined> {
+    const history = await this.events.readStream(stream);
+    const isEarlier = (tag: unknown) => {
+      const t = tag as Partial<AttemptTag> | undefined;
+      return t?.write === write && request.earlier.includes(t.claim ?? '');
+    };
+    const last = history.findLastIndex((e) => isEarlier(e.metadata.idempotency));
+    if (last < 0) return undefined;
+    let state = decider.initialState;
+    for (const e of history.slice(0, last + 1))
+      state = decider.evolve(state, { type: e.type, data: e.data } as E, e.recordedAt);
+    const mine = history.slice(0, last + 1).filter((e) => isEarlier(e.metadata.idempotency));
+    const { position, recordedAt } = history[last];
+    this.metrics.resumedWrites.inc();
+    if (options.awaitReadModels ?? true) await this.awaitReadModels(position);
+    return {
+      state,
+      events: mine.map((e) => ({ type: e.type, data: e.data }) as E),
+      position,
+      recordedAt,
+      resumed: true,
+    };
   }
 
   /**

@@ -1,5 +1,6 @@
 export * from './api-error';
 export * from './command-executor';
+export * from './idempotent-attempt';
 export * from './config';
 export * from './decider';
 export * from './domain-error';
@@ -27,3 +28,5 @@ export * from './paging';
 export * from './data-json.guard';
 export * from './attachment-store';
 export * from './saved-read-models';
+export * from './service-key';
+export * from './sealed-text';

@@ -23,6 +23,11 @@ export class Metrics {
     help: 'Appends refused for a stale expected revision (retried)',
     registers: [this.registry],
   });
+  readonly resumedWrites = new Counter({
+    name: 'des_resumed_writes_total',
+    help: 'Writes an idempotent retry found already made by an earlier attempt whose process died (not written again)',
+    registers: [this.registry],
+  });
   readonly readYourWritesTimeouts = new Counter({
     name: 'des_read_your_writes_timeouts_total',
     help: 'Writes answered before the read models reflected them (wait timed out)',

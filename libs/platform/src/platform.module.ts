@@ -1,3 +1,4 @@
+import { ServiceKey } from './service-key';
 import { AttachmentStore } from './attachment-store';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
@@ -56,6 +57,7 @@ export class PlatformModule {
         AggregateCommandHandler,
         ReadModelsAt,
         AttachmentStore,
+        ServiceKey,
       ],
       exports: [
         CONFIG,
@@ -69,6 +71,7 @@ export class PlatformModule {
         CommandExecutor,
         ReadModelsAt,
         AttachmentStore,
+        ServiceKey,
       ],
     };
   }

@@ -12,7 +12,6 @@ import { TrailTimeMachine } from './trail-time-machine';
 import type { PdfRenderer } from '#des/reports';
 import { PDF_RENDERER } from './pdf-renderer.provider';
 import { trailAuditHtml } from './trail-audit-report';
-import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import {
@@ -29,6 +28,7 @@ import {
   Requires,
   tagsOf,
   uploadedParts,
+  stableId,
 } from '#des/platform';
 import { type EventStore, secondsToMicros } from '#des/event-store';
 import type { Doc, ReadStore } from '#des/read-store';
@@ -322,7 +322,8 @@ export class TrailsController {
     await this.flow(org, flow);
     if (type === 'custom') Object.assign(parsed, await this.custom(org, parsed.evidence));
     const attestation = {
-      id: randomUUID(),
+      // A retry of an idempotent request that died names the same attestation (recorded once).
+      id: stableId('attestation'),
       name: parsed.name,
       type: type as AttestationType,
       compliant: parsed.compliant,

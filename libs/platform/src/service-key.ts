@@ -1,26 +1,39 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONFIG, type Config } from '#des/platform';
+import type { Config } from './config';
+import { CONFIG } from './tokens';
 
 const KEY_FILE = 'actions-signing.key';
 
 /**
- * The key every action's signing secret is derived from:
- * `DES_ACTIONS_SIGNING_KEY`, else a random key kept in the data directory
- * (created once, readable by its owner only). Every process that creates
- * actions or delivers their notifications must see the same key.
+ * The service's own secret: `DES_ACTIONS_SIGNING_KEY`, else a random key
+ * kept in the data directory (created once, readable by its owner only).
+ * Every action's signing secret is derived from it, and the answers kept for
+ * Idempotency-Key replays are encrypted under a key derived from it. Every
+ * API and worker process must see the same key.
  */
 @Injectable()
-export class ActionSigningKey {
+export class ServiceKey {
   private key?: string;
+  private readonly derived = new Map<string, Buffer>();
 
   constructor(@Inject(CONFIG) private readonly config: Config) {}
 
   get(): string {
     this.key ??= this.config.actions.signingKey ?? this.fromFile();
     return this.key;
+  }
+
+  /** A 256-bit key for one purpose (HKDF-SHA256), so no two uses share key material. */
+  derive(purpose: string): Buffer {
+    let key = this.derived.get(purpose);
+    if (!key) {
+      key = Buffer.from(hkdfSync('sha256', this.get(), Buffer.alloc(0), purpose, 32));
+      this.derived.set(purpose, key);
+    }
+    return key;
   }
 
   private fromFile(): string {
