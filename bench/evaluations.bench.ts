@@ -246,10 +246,14 @@ runBenchmark('evaluations', results, async () => {
       MONGODB_URL: mongo.url,
       MONGODB_DATABASE: `bench${Date.now()}`,
     });
-    results.job_latency_server_mode = { ...server, engines: `${redis.description}; ${mongo.description}` };
+    results.job_latency_server_mode = {
+      ...server,
+      engines: `${redis.description}; ${mongo.description}`,
+      goal_client_observed_p50_ms: 40,
+    };
     console.log(
       `Server mode (BullMQ on Redis, read models on ${mongo.description.split(' ')[0]}), ${server.events_in_log} events: ` +
-        `job latency p50 ${server.p50_ms} ms, p90 ${server.p90_ms} ms; POST to result seen p50 ${server.client_observed_p50_ms} ms`,
+        `job latency p50 ${server.p50_ms} ms, p90 ${server.p90_ms} ms; POST to result seen p50 ${server.client_observed_p50_ms} ms (goal <= 40 ms)`,
     );
   } finally {
     await redis.stop();

@@ -62,9 +62,10 @@ runBenchmark('evidence', results, async () => {
     p50_ms: percentile(samples, 50),
     p99_ms: percentile(samples, 99),
     eight_writers_per_s: concurrent,
+    goal_per_s: 1000,
   };
   console.log(
-    `Attestation writes: ${sequential}/s sequential (p50 ${percentile(samples, 50)} ms, p99 ${percentile(samples, 99)} ms); ${concurrent}/s with 8 writers on 8 trails`,
+    `Attestation writes: ${sequential}/s sequential (p50 ${percentile(samples, 50)} ms, p99 ${percentile(samples, 99)} ms); ${concurrent}/s with 8 writers on 8 trails (goal >= 1000/s)`,
   );
 
   // The PDF of a trail with 1,000+ attestations in its timeline, warm browser.
@@ -98,15 +99,20 @@ runBenchmark('evidence', results, async () => {
       timeline_events: 1001,
       p50_ms: percentile(pdfSamples, 50),
       p99_ms: percentile(pdfSamples, 99),
+      goal_p50_ms: 300,
     },
-    small_trail: { timeline_events: 251, p50_ms: percentile(small, 50), p99_ms: percentile(small, 99) },
+    small_trail: {
+      timeline_events: 251,
+      p50_ms: percentile(small, 50),
+      p99_ms: percentile(small, 99),
+      goal_p50_ms: 150,
+    },
     node_rss_before_mb: before,
     node_rss_peak_mb: peak,
-    goal_p50_ms: 300,
   };
   console.log(
-    `Trail audit PDF, warm browser: p50 ${percentile(small, 50)} ms (251 timeline events), ` +
-      `p50 ${percentile(pdfSamples, 50)} ms (1,001 events); first (cold) ${coldMs} ms; goal p50 <= 300 ms. ` +
+    `Trail audit PDF, warm browser: p50 ${percentile(small, 50)} ms (251 timeline events; goal <= 150 ms), ` +
+      `p50 ${percentile(pdfSamples, 50)} ms (1,001 events; goal <= 300 ms); first (cold) ${coldMs} ms. ` +
       `Service RSS ${before} → peak ${peak} MB (Chromium runs in its own processes)`,
   );
   http.close();

@@ -138,7 +138,7 @@ async function rebuilds(): Promise<void> {
   const memoryRate = perSecond(memoryEvents, performance.now() - t);
   await events.close();
   console.log(
-    `Projection rebuild into memory: ${memoryRate} events/s over ${memoryEvents} events (goal >= 50000)`,
+    `Projection rebuild into memory: ${memoryRate} events/s over ${memoryEvents} events (goal >= 100000)`,
   );
 
   const mongoEvents = sized(20_000, 1_000);
@@ -169,16 +169,16 @@ async function rebuilds(): Promise<void> {
   await events.close();
   await engine.stop();
   console.log(
-    `Projection rebuild into MongoDB wire (${engine.description}): ${mongoRate} events/s over ${mongoEvents} events (goal >= 10000)`,
+    `Projection rebuild into MongoDB wire (${engine.description}): ${mongoRate} events/s over ${mongoEvents} events; the driver's own bulk upserts ${rawMongoRate}/s on the same server (goal >= 50% of that: ${(mongoRate / rawMongoRate).toFixed(2)})`,
   );
   results.projection_rebuild = {
-    memory: { events: memoryEvents, events_per_s: memoryRate, goal: 50_000 },
+    memory: { events: memoryEvents, events_per_s: memoryRate, goal: 100_000 },
     mongodb: {
       server: engine.description,
       events: mongoEvents,
       events_per_s: mongoRate,
       raw_driver_bulk_upserts_per_s: rawMongoRate,
-      goal: 10_000,
+      goal_ratio_to_raw: 0.5,
     },
   };
 }
