@@ -30,3 +30,4 @@ export * from './attachment-store';
 export * from './saved-read-models';
 export * from './service-key';
 export * from './sealed-text';
+export * from './code-fingerprint';
