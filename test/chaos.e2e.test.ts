@@ -289,6 +289,14 @@ for (const mode of ['server', 'embedded'] as Mode[]) {
       console.log(
         `# chaos (${mode}): ${retried.length} requests retried after their attempt died, ${resumed.length} resumed a write it had made`,
       );
+      // What the worker and the projector's reactions record is never tagged as a request's write.
+      assert.deepEqual(
+        log
+          .filter((e) => e.metadata.idempotency !== undefined)
+          .filter((e) => e.type.startsWith('notification_') || /^evaluation_(completed|failed)$/.test(e.type))
+          .map((e) => e.type),
+        [],
+      );
       assert.equal(count('snapshot_created'), reports);
       assert.equal(count('attestation_reported'), attestations.length);
       assert.equal(count('evaluation_requested'), evaluations.length);

@@ -161,5 +161,18 @@ describe('Idempotency-Key survives a restart and works across API processes (emb
     } finally {
       await second.close();
     }
+    // Kept answers are encrypted under the service key: a process with another key cannot
+    // replay them, and answers 500 rather than running the request again.
+    const rekeyed = await startApp({
+      mode: 'embedded',
+      env: { ...env, DES_ACTIONS_SIGNING_KEY: 'another-service-key' },
+      bootstrap: false,
+    });
+    try {
+      assert.equal((await attest(rekeyed.server, 'restart-1')).status, 500);
+      assert.equal(await attestationsOf(rekeyed, 'build-2'), 2, 'nothing run again');
+    } finally {
+      await rekeyed.close();
+    }
   });
 });

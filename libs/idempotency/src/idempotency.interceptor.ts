@@ -98,10 +98,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (claim.events.length === 0 && claim.state.status === 'answered') {
       this.metrics.idempotentRequests.inc({ outcome: 'replayed' });
       const { status, content_type, ...kept } = claim.state.response;
-      const body =
-        'sealed_body' in kept
-          ? unseal(this.serviceKey.derive(SEALING), stream, kept.sealed_body)
-          : kept.body;
+      const body = 'sealed_body' in kept ? this.unsealed(stream, kept.sealed_body) : kept.body;
       throw new ReplayedResponse(status, content_type, body);
     }
     if (claim.state.status !== 'claimed') throw new Error('Idempotency-Key claim not recorded');
@@ -121,6 +118,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
       { claim: attempts[attempts.length - 1], earlier: attempts.slice(0, -1), writes: new Map() },
       () => next.handle(),
     );
+  }
+
+  /** A kept answer, decrypted; a 500 that names the cause when the service key changed since. */
+  private unsealed(stream: string, sealed: string): string {
+    try {
+      return unseal(this.serviceKey.derive(SEALING), stream, sealed);
+    } catch (error) {
+      throw new Error(
+        `the answer kept for this Idempotency-Key cannot be decrypted (was the service key, DES_ACTIONS_SIGNING_KEY, changed?): ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
 
   /**
