@@ -9,7 +9,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import multer from 'multer';
-import { nestsDeeperThan, TOO_DEEP } from './json-depth';
+import { textNestsDeeperThan, TOO_DEEP } from './json-depth';
 import { ApiError, VALIDATION_FAILED } from './api-error';
 
 /** The spec's answer to an upload over its limit. */
@@ -72,6 +72,9 @@ export class DataJsonGuard implements CanActivate {
     if (typeof raw !== 'string') {
       throw new ApiError(400, VALIDATION_FAILED, { data_json: 'send the JSON body in the part data_json' });
     }
+    // Refused from its text, as a JSON body is (`textNestsDeeperThan` in the body parser's verify).
+    if (textNestsDeeperThan(Buffer.from(raw, 'utf8')))
+      throw new ApiError(400, VALIDATION_FAILED, { data_json: TOO_DEEP });
     let body: unknown;
     try {
       body = JSON.parse(raw);
@@ -81,7 +84,6 @@ export class DataJsonGuard implements CanActivate {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new ApiError(400, VALIDATION_FAILED, { data_json: 'must be a JSON object' });
     }
-    if (nestsDeeperThan(body)) throw new ApiError(400, VALIDATION_FAILED, { data_json: TOO_DEEP });
     const files = (req.files ?? []) as Express.Multer.File[];
     const parts = files.map((f) => ({ field: f.fieldname, filename: f.originalname, content: f.buffer }));
     (req as Request & { uploadedParts?: UploadedPart[] }).uploadedParts = parts;

@@ -5,25 +5,12 @@
  */
 export const MAX_JSON_DEPTH = 100;
 
-/** Whether a parsed JSON value nests deeper than `limit` arrays and objects (walked without recursion). */
-export function nestsDeeperThan(value: unknown, limit = MAX_JSON_DEPTH): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length) {
-    const [current, depth] = stack.pop()!;
-    if (current === null || typeof current !== 'object') continue;
-    if (depth + 1 > limit) return true;
-    for (const child of Object.values(current)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-    }
-  }
-  return false;
-}
-
 export const TOO_DEEP = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
 
 /**
- * The same question asked of JSON text before it is parsed (strings skipped),
- * so a body nested millions deep is refused without building its values.
+ * Whether JSON text nests deeper than `limit` arrays and objects, read from
+ * the text before it is parsed (strings skipped), so a body nested millions
+ * deep is refused without building its values.
  */
 export function textNestsDeeperThan(text: Buffer, limit = MAX_JSON_DEPTH): boolean {
   let depth = 0;
