@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import request from 'supertest';
+import fc from 'fast-check';
 import { SqliteEventStore, type StoredEvent } from '#des/event-store';
 import { codeFingerprint } from '#des/platform';
 import { CHECKPOINTS, CheckpointPoller, Projector } from '#des/projections';
@@ -21,15 +22,21 @@ type Name = 'projector' | 'worker' | 'api' | 'service';
 /** How many times each process is killed at least. */
 const KILLS_EACH = { server: 2, embedded: 5 };
 
-/** A small seeded generator, so a failing run can be replayed with DES_CHAOS_SEED. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+/**
+ * Drawn by fast-check from SEED, so a failing run can be replayed with
+ * DES_CHAOS_SEED: the pauses before each kill (0.3–1.5 s), and the victims,
+ * each process once per round in a shuffled order.
+ */
+function schedule(seed: number, processes: readonly Name[]): { pause(): number; victim(): Name } {
+  const pauses = fc.sample(fc.integer({ min: 300, max: 1500 }), { seed, numRuns: 1000 });
+  const rounds = fc.sample(fc.shuffledSubarray([...processes], { minLength: processes.length }), {
+    seed,
+    numRuns: 1000,
+  });
+  let kill = 0;
+  return {
+    pause: () => pauses[kill % pauses.length],
+    victim: () => rounds[Math.floor(kill / processes.length) % rounds.length][kill++ % processes.length],
   };
 }
 
@@ -157,17 +164,14 @@ for (const mode of ['server', 'embedded'] as Mode[]) {
       assert.equal(action.status, 201, action.text);
 
       // Chaos: while the load runs, SIGKILL a process at a random moment, then start it again.
-      const next = random(SEED);
+      const plan = schedule(SEED, PROCESSES[mode]);
       const kills: Name[] = [];
       loading = true;
-      let round: Name[] = [];
       chaos = (async () => {
         while (loading) {
-          await new Promise((r) => setTimeout(r, 300 + next() * 1200));
+          await new Promise((r) => setTimeout(r, plan.pause()));
           if (!loading) break;
-          // Each process once per round, in a random order.
-          if (round.length === 0) round = [...PROCESSES[mode]].sort(() => next() - 0.5);
-          const name = round.pop()!;
+          const name = plan.victim();
           running.get(name)!.process.kill('SIGKILL');
           await running.get(name)!.exited;
           kills.push(name);

@@ -157,10 +157,12 @@ export class CommandExecutor {
     };
     const last = history.findLastIndex((e) => isEarlier(e.metadata.idempotency));
     if (last < 0) return undefined;
-    let state = decider.initialState;
-    for (const e of history.slice(0, last + 1))
-      state = decider.evolve(state, { type: e.type, data: e.data } as E, e.recordedAt);
-    const mine = history.slice(0, last + 1).filter((e) => isEarlier(e.metadata.idempotency));
+    const upTo = history.slice(0, last + 1);
+    const state = upTo.reduce(
+      (s, e) => decider.evolve(s, { type: e.type, data: e.data } as E, e.recordedAt),
+      decider.initialState,
+    );
+    const mine = upTo.filter((e) => isEarlier(e.metadata.idempotency));
     const { position, recordedAt } = history[last];
     this.metrics.resumedWrites.inc();
     if (options.awaitReadModels ?? true) await this.awaitReadModels(position);
