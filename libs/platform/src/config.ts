@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { TenantLimits, tenantLimitDefaults } from './tenant-limits';
 
 /** `cli`: one-off commands; it neither projects nor waits for the read models. */
 export type Role = 'all' | 'api' | 'worker' | 'projector' | 'cli';
@@ -52,6 +53,8 @@ export interface Config {
   maxAppendSize: number;
   logLevel: string;
   actions: ActionsConfig;
+  /** Every organization's limits unless an operator overrides them (see tenant-limits.ts). */
+  tenantLimits: TenantLimits;
 }
 
 /** Delivery of action notifications. */
@@ -111,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       attempts: Number(env.DES_ACTIONS_ATTEMPTS ?? 5),
       backoffMs: Number(env.DES_ACTIONS_BACKOFF_MS ?? 1000),
     },
+    tenantLimits: tenantLimitDefaults(env),
   };
 }
 

@@ -31,3 +31,4 @@ export * from './saved-read-models';
 export * from './service-key';
 export * from './sealed-text';
 export * from './code-fingerprint';
+export * from './tenant-limits';

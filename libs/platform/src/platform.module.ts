@@ -13,6 +13,7 @@ import { HealthController } from './health.controller';
 import { Metrics } from './metrics';
 import { PROJECTIONS, PlatformRuntime, REACTIONS } from './platform-runtime';
 import { CONFIG, EVENT_STORE, JOBS, PROJECTION_PROGRESS, READ_STORE, ROLE } from './tokens';
+import { TENANT_LIMITS, TenantLimitsSource } from './tenant-limits';
 
 const ENGINES = Symbol('ENGINES');
 type Engines = Awaited<ReturnType<typeof openEngines>>;
@@ -58,6 +59,11 @@ export class PlatformModule {
         ReadModelsAt,
         AttachmentStore,
         ServiceKey,
+        // The configured defaults for every organization; the accounts feature overrides this with per-organization limits.
+        {
+          provide: TENANT_LIMITS,
+          useValue: { limitsFor: async () => options.config.tenantLimits } satisfies TenantLimitsSource,
+        },
       ],
       exports: [
         CONFIG,
@@ -72,6 +78,7 @@ export class PlatformModule {
         ReadModelsAt,
         AttachmentStore,
         ServiceKey,
+        TENANT_LIMITS,
       ],
     };
   }
