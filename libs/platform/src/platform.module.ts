@@ -13,7 +13,7 @@ import { HealthController } from './health.controller';
 import { Metrics } from './metrics';
 import { PROJECTIONS, PlatformRuntime, REACTIONS } from './platform-runtime';
 import { CONFIG, EVENT_STORE, JOBS, PROJECTION_PROGRESS, READ_STORE, ROLE } from './tokens';
-import { TENANT_LIMITS, TenantLimitsSource } from './tenant-limits';
+import { TENANT_LIMITS, TENANT_USAGE, TenantLimitsSource, TenantUsageSource } from './tenant-limits';
 
 const ENGINES = Symbol('ENGINES');
 type Engines = Awaited<ReturnType<typeof openEngines>>;
@@ -64,6 +64,11 @@ export class PlatformModule {
           provide: TENANT_LIMITS,
           useValue: { limitsFor: async () => options.config.tenantLimits } satisfies TenantLimitsSource,
         },
+        // Nothing counted until the accounts feature provides the usage read from the log.
+        {
+          provide: TENANT_USAGE,
+          useValue: { usageOf: async () => ({ eventLogBytes: 0, attachmentBytes: 0 }) } satisfies TenantUsageSource,
+        },
       ],
       exports: [
         CONFIG,
@@ -79,6 +84,7 @@ export class PlatformModule {
         AttachmentStore,
         ServiceKey,
         TENANT_LIMITS,
+        TENANT_USAGE,
       ],
     };
   }

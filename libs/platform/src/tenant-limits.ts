@@ -1,3 +1,5 @@
+import { ApiError } from './api-error';
+
 /**
  * What one organization may use of the shared service (issue 27: no tenant
  * may stop, stall, starve or exhaust the service for the others). Defaults
@@ -71,3 +73,39 @@ export interface TenantLimitsSource {
 }
 
 export const TENANT_LIMITS = Symbol('TENANT_LIMITS');
+
+/** What an organization keeps now, counted against its quotas. */
+export interface TenantUsage {
+  eventLogBytes: number;
+  attachmentBytes: number;
+}
+
+/** Reads an organization's usage (the accounts feature counts it from the log). */
+export interface TenantUsageSource {
+  usageOf(org: string): Promise<TenantUsage>;
+}
+
+export const TENANT_USAGE = Symbol('TENANT_USAGE');
+
+/** Room left under a quota (Infinity when the limit is 0, i.e. unlimited). */
+export const roomUnder = (limit: number, used: number): number =>
+  limit === 0 ? Infinity : Math.max(0, limit - used);
+
+/** 429 with Retry-After: a tenant's rate or concurrency limit; waiting helps. */
+export function tooManyRequests(limit: keyof TenantLimits, reason: string, retryAfterSeconds: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return new ApiError(
+    429,
+    `Too many requests: ${reason}; retry after ${seconds} s`,
+    { [limit]: reason },
+    { 'Retry-After': String(seconds) },
+  );
+}
+
+/** 507: a tenant's storage quota is used up; waiting does not help, an operator raises it. */
+export function quotaExceeded(limit: 'eventLogBytes' | 'attachmentBytes', quotaBytes: number): ApiError {
+  const what = limit === 'eventLogBytes' ? 'event log' : 'attachments';
+  return new ApiError(507, `Storage quota exceeded: this organization's ${what} may hold ${quotaBytes} bytes`, {
+    [limit]: `quota of ${quotaBytes} bytes reached`,
+  });
+}
