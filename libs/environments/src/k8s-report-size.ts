@@ -36,45 +36,80 @@ export function snapshotBytesAtLeast(text: Buffer): number {
   // Open containers: true for an object. Depth 1 the report, 2 `artifacts`, 3 a pod.
   const objects: boolean[] = [];
   let afterColon = false;
-  let keyAt1 = '';
-  let keyAt3 = '';
+  let keyAt1 = false;
+  let keyAt3: 'podName' | 'namespace' | undefined;
   let inArtifacts = false;
   let pod = { podName: 1, namespace: 1 };
+  // The next backslash from where a string is measured (searched again only once passed: linear overall).
+  let backslash = -1;
+  const characters = (start: number, end: number): number => {
+    if (backslash < start && backslash !== Infinity) {
+      backslash = text.indexOf(BACKSLASH, start);
+      if (backslash < 0) backslash = Infinity;
+    }
+    return backslash >= end ? end - start : escapedCharacters(text, start, end);
+  };
   for (let i = 0; i < text.length; i++) {
     const byte = text[i];
     const depth = objects.length;
     if (byte === QUOTE) {
       const start = i + 1;
-      let chars = 0;
-      for (i = start; i < text.length && text[i] !== QUOTE; i++, chars++) {
-        if (text[i] === BACKSLASH) i += text[i + 1] === U ? 5 : 1; // one escape, at least one character
-      }
+      i = closingQuote(text, start);
+      if (i < 0) break;
       const isKey = objects[depth - 1] === true && !afterColon;
       afterColon = false;
-      if (isKey && depth === 1) keyAt1 = text.toString('latin1', start, i);
-      else if (isKey && depth === 3 && inArtifacts) keyAt3 = text.toString('latin1', start, i);
-      else if (!isKey && depth === 3 && inArtifacts && (keyAt3 === 'podName' || keyAt3 === 'namespace'))
-        pod[keyAt3] = Math.max(1, chars);
+      if (isKey && depth === 1) keyAt1 = named(text, start, i, ARTIFACTS);
+      else if (isKey && depth === 3 && inArtifacts)
+        keyAt3 = named(text, start, i, POD_NAME)
+          ? 'podName'
+          : named(text, start, i, NAMESPACE)
+            ? 'namespace'
+            : undefined;
+      else if (!isKey && depth === 3 && inArtifacts && keyAt3)
+        pod[keyAt3] = Math.max(1, characters(start, i));
     } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
       objects.push(byte === OPEN_OBJECT);
       afterColon = false;
-      if (depth === 1 && byte === OPEN_ARRAY && keyAt1 === 'artifacts') {
+      if (depth === 1 && byte === OPEN_ARRAY && keyAt1) {
         inArtifacts = true;
         total = 0;
       }
       if (depth === 2 && inArtifacts && byte === OPEN_OBJECT) {
         pod = { podName: 1, namespace: 1 };
-        keyAt3 = '';
+        keyAt3 = undefined;
       }
     } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
       objects.pop();
-      if (depth === 3 && inArtifacts && byte === CLOSE_OBJECT) {
-        // Its names, and a timestamp of one digit at least.
+      // Its names, and a timestamp of one digit at least.
+      if (depth === 3 && inArtifacts && byte === CLOSE_OBJECT)
         total += POD_ENTRY_OVERHEAD + pod.podName + pod.namespace + 1;
-      }
       if (depth === 2) inArtifacts = false;
     } else if (byte === COLON) afterColon = true;
     else if (byte === COMMA) afterColon = false;
   }
   return total;
+}
+
+const ARTIFACTS = Buffer.from('artifacts');
+const POD_NAME = Buffer.from('podName');
+const NAMESPACE = Buffer.from('namespace');
+
+const named = (text: Buffer, start: number, end: number, name: Buffer) =>
+  end - start === name.length && text.compare(name, 0, name.length, start, end) === 0;
+
+/** Where the string opened before `start` closes (a quote after an even run of backslashes), or -1. */
+function closingQuote(text: Buffer, start: number): number {
+  for (let at = text.indexOf(QUOTE, start); at >= 0; at = text.indexOf(QUOTE, at + 1)) {
+    let backslashes = 0;
+    while (at - backslashes - 1 >= start && text[at - backslashes - 1] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+  return -1;
+}
+
+/** The characters the string text[start, end) decodes to, at least: one per byte, one per escape. */
+function escapedCharacters(text: Buffer, start: number, end: number): number {
+  let chars = 0;
+  for (let i = start; i < end; i++, chars++) if (text[i] === BACKSLASH) i += text[i + 1] === U ? 5 : 1;
+  return chars;
 }
