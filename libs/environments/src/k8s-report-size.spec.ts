@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { textNestsDeeperThan } from '#des/platform';
 import { runningArtifacts, type K8sPod } from './k8s-report';
-import { POD_ENTRY_OVERHEAD, snapshotBytesAtLeast } from './k8s-report-size';
+import { POD_ENTRY_OVERHEAD, snapshotBytesAtLeast, SnapshotSizeScan } from './k8s-report-size';
 
 /** What the pods weigh in the snapshot: every pod entry of every running artifact, as the log serializes it. */
 const podEntriesBytes = (pods: K8sPod[]) =>
@@ -80,5 +81,34 @@ describe('snapshotBytesAtLeast', () => {
       `{"artifacts":[{"podName":"${'p'.repeat(1000)}","podName":"q","namespace":"n"}]}`,
     );
     assert.equal(snapshotBytesAtLeast(twice), POD_ENTRY_OVERHEAD + 3);
+  });
+
+  it('counts the same from the text in chunks split anywhere (an escape, a name, a quote cut in two)', () => {
+    fc.assert(
+      fc.property(fc.array(pod, { maxLength: 10 }), fc.array(fc.nat(), { maxLength: 8 }), (pods, cuts) => {
+        for (const written of [text({ artifacts: pods }, 1), asciiOnly({ artifacts: pods })]) {
+          const at = [...new Set(cuts.map((c) => c % (written.length + 1)))].sort((a, b) => a - b);
+          const scan = new SnapshotSizeScan();
+          let from = 0;
+          for (const to of [...at, written.length]) {
+            scan.write(written.subarray(from, to));
+            from = to;
+          }
+          assert.equal(scan.total, snapshotBytesAtLeast(written));
+        }
+      }),
+    );
+  });
+
+  it('measures nesting as the general body check does (strings skipped)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), (value) => {
+        const written = text(value);
+        const scan = new SnapshotSizeScan();
+        scan.write(written);
+        for (let limit = 0; limit <= 9; limit++)
+          assert.equal(scan.deepest > limit, textNestsDeeperThan(written, limit));
+      }),
+    );
   });
 });

@@ -32,84 +32,134 @@ const CLOSE_ARRAY = 0x5d;
  * that follows refuses it.
  */
 export function snapshotBytesAtLeast(text: Buffer): number {
-  let total = 0;
-  // Open containers: true for an object. Depth 1 the report, 2 `artifacts`, 3 a pod.
-  const objects: boolean[] = [];
-  let afterColon = false;
-  let keyAt1 = false;
-  let keyAt3: 'podName' | 'namespace' | undefined;
-  let inArtifacts = false;
-  let pod = { podName: 1, namespace: 1 };
-  // The next backslash from where a string is measured (searched again only once passed: linear overall).
-  let backslash = -1;
-  const characters = (start: number, end: number): number => {
-    if (backslash < start && backslash !== Infinity) {
-      backslash = text.indexOf(BACKSLASH, start);
-      if (backslash < 0) backslash = Infinity;
-    }
-    return backslash >= end ? end - start : escapedCharacters(text, start, end);
-  };
-  for (let i = 0; i < text.length; i++) {
-    const byte = text[i];
-    const depth = objects.length;
-    if (byte === QUOTE) {
-      const start = i + 1;
-      i = closingQuote(text, start);
-      if (i < 0) break;
-      const isKey = objects[depth - 1] === true && !afterColon;
-      afterColon = false;
-      if (isKey && depth === 1) keyAt1 = named(text, start, i, ARTIFACTS);
-      else if (isKey && depth === 3 && inArtifacts)
-        keyAt3 = named(text, start, i, POD_NAME)
-          ? 'podName'
-          : named(text, start, i, NAMESPACE)
-            ? 'namespace'
-            : undefined;
-      else if (!isKey && depth === 3 && inArtifacts && keyAt3)
-        pod[keyAt3] = Math.max(1, characters(start, i));
-    } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
-      objects.push(byte === OPEN_OBJECT);
-      afterColon = false;
-      if (depth === 1 && byte === OPEN_ARRAY && keyAt1) {
-        inArtifacts = true;
-        total = 0;
-      }
-      if (depth === 2 && inArtifacts && byte === OPEN_OBJECT) {
-        pod = { podName: 1, namespace: 1 };
-        keyAt3 = undefined;
-      }
-    } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
-      objects.pop();
-      // Its names, and a timestamp of one digit at least.
-      if (depth === 3 && inArtifacts && byte === CLOSE_OBJECT)
-        total += POD_ENTRY_OVERHEAD + pod.podName + pod.namespace + 1;
-      if (depth === 2) inArtifacts = false;
-    } else if (byte === COLON) afterColon = true;
-    else if (byte === COMMA) afterColon = false;
-  }
-  return total;
+  const scan = new SnapshotSizeScan();
+  scan.write(text);
+  return scan.total;
 }
 
 const ARTIFACTS = Buffer.from('artifacts');
 const POD_NAME = Buffer.from('podName');
 const NAMESPACE = Buffer.from('namespace');
+const LONGEST_NAME = 9;
 
-const named = (text: Buffer, start: number, end: number, name: Buffer) =>
-  end - start === name.length && text.compare(name, 0, name.length, start, end) === 0;
+/**
+ * `snapshotBytesAtLeast` as the text arrives, chunk by chunk (split
+ * anywhere): each chunk costs a short walk, never the whole body at once.
+ */
+export class SnapshotSizeScan {
+  /** The lower bound so far. */
+  total = 0;
+  // Open containers: true for an object. Depth 1 the report, 2 `artifacts`, 3 a pod.
+  private readonly objects: boolean[] = [];
+  private afterColon = false;
+  private keyAt1 = false;
+  private keyAt3: 'podName' | 'namespace' | undefined;
+  private inArtifacts = false;
+  private pod = { podName: 1, namespace: 1 };
+  // The string being read: its bytes so far, its first bytes, the characters they decode to at least.
+  private inString = false;
+  private escaped = false;
+  private skip = 0;
+  private bytes = 0;
+  private chars = 0;
+  private readonly head = Buffer.alloc(LONGEST_NAME);
 
-/** Where the string opened before `start` closes (a quote after an even run of backslashes), or -1. */
-function closingQuote(text: Buffer, start: number): number {
-  for (let at = text.indexOf(QUOTE, start); at >= 0; at = text.indexOf(QUOTE, at + 1)) {
-    let backslashes = 0;
-    while (at - backslashes - 1 >= start && text[at - backslashes - 1] === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return at;
+  /** How deep the text nests (as `textNestsDeeperThan` counts it), at its deepest so far. */
+  deepest = 0;
+  private depth = 0;
+  // Where the next backslash of the chunk is (searched again only once passed: linear overall).
+  private backslash = -1;
+
+  write(chunk: Buffer): void {
+    this.backslash = -1;
+    for (let i = 0; i < chunk.length; i++) {
+      if (this.inString) {
+        i = this.readString(chunk, i);
+        continue;
+      }
+      const byte = chunk[i];
+      const depth = this.objects.length;
+      if (byte === QUOTE) {
+        this.inString = true;
+        this.bytes = 0;
+        this.chars = 0;
+      } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+        this.objects.push(byte === OPEN_OBJECT);
+        this.deepest = Math.max(this.deepest, ++this.depth);
+        this.afterColon = false;
+        if (depth === 1 && byte === OPEN_ARRAY && this.keyAt1) {
+          this.inArtifacts = true;
+          this.total = 0;
+        }
+        if (depth === 2 && this.inArtifacts && byte === OPEN_OBJECT) {
+          this.pod = { podName: 1, namespace: 1 };
+          this.keyAt3 = undefined;
+        }
+      } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
+        this.objects.pop();
+        this.depth--;
+        // Its names, and a timestamp of one digit at least.
+        if (depth === 3 && this.inArtifacts && byte === CLOSE_OBJECT)
+          this.total += POD_ENTRY_OVERHEAD + this.pod.podName + this.pod.namespace + 1;
+        if (depth === 2) this.inArtifacts = false;
+      } else if (byte === COLON) this.afterColon = true;
+      else if (byte === COMMA) this.afterColon = false;
+    }
   }
-  return -1;
-}
 
-/** The characters the string text[start, end) decodes to, at least: one per byte, one per escape. */
-function escapedCharacters(text: Buffer, start: number, end: number): number {
-  let chars = 0;
-  for (let i = start; i < end; i++, chars++) if (text[i] === BACKSLASH) i += text[i + 1] === U ? 5 : 1;
-  return chars;
+  /** Reads string bytes from `i`: to the closing quote (returned) or the chunk's end. */
+  private readString(chunk: Buffer, i: number): number {
+    // Plain bytes up to the next quote or backslash at native speed.
+    if (!this.escaped && this.skip === 0) {
+      if (this.backslash !== Infinity && this.backslash < i) {
+        this.backslash = chunk.indexOf(BACKSLASH, i);
+        if (this.backslash < 0) this.backslash = Infinity;
+      }
+      const quote = chunk.indexOf(QUOTE, i);
+      const plainEnd = Math.min(quote < 0 ? chunk.length : quote, this.backslash);
+      if (plainEnd > i) {
+        if (this.bytes < LONGEST_NAME)
+          for (let k = i; k < plainEnd && this.bytes + k - i < LONGEST_NAME; k++)
+            this.head[this.bytes + k - i] = chunk[k];
+        this.bytes += plainEnd - i;
+        this.chars += plainEnd - i;
+        i = plainEnd;
+        if (i === chunk.length) return i - 1;
+      }
+    }
+    const byte = chunk[i];
+    if (byte === QUOTE && !this.escaped && this.skip === 0) {
+      this.inString = false;
+      this.endOfString();
+      return i;
+    }
+    if (this.bytes < LONGEST_NAME) this.head[this.bytes] = byte;
+    this.bytes++;
+    if (this.skip > 0) this.skip--;
+    else if (this.escaped) {
+      this.escaped = false;
+      if (byte === U) this.skip = 4; // a \u escape: four hex digits, one character
+    } else {
+      this.chars++;
+      if (byte === BACKSLASH) this.escaped = true;
+    }
+    return i;
+  }
+
+  private endOfString(): void {
+    const depth = this.objects.length;
+    const isKey = this.objects[depth - 1] === true && !this.afterColon;
+    this.afterColon = false;
+    if (isKey && depth === 1) this.keyAt1 = this.is(ARTIFACTS);
+    else if (isKey && depth === 3 && this.inArtifacts)
+      this.keyAt3 = this.is(POD_NAME) ? 'podName' : this.is(NAMESPACE) ? 'namespace' : undefined;
+    else if (!isKey && depth === 3 && this.inArtifacts && this.keyAt3)
+      this.pod[this.keyAt3] = Math.max(1, this.chars);
+  }
+
+  private is(name: Buffer): boolean {
+    if (this.bytes !== name.length) return false;
+    for (let k = 0; k < name.length; k++) if (this.head[k] !== name[k]) return false;
+    return true;
+  }
 }

@@ -14,7 +14,7 @@ import {
 } from '#des/platform';
 import type { Duplex } from 'node:stream';
 import { EventTooLargeError } from '#des/event-store';
-import { K8S_REPORT_ROUTE, refuseUnrecordableReport } from '#des/environments';
+import { K8S_REPORT_ROUTE, refuseUnrecordableReport, scanK8sReport } from '#des/environments';
 import { AppModule, AppOptions } from './app.module';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
@@ -36,18 +36,12 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   const document = openApiDocument(app);
   // Before the body is parsed: a method the path does not take is refused whatever its body.
   app.use(methodNotAllowed(document));
-  // A K8S report too large to record is refused from its text (the general parser then passes it by).
+  // A K8S report too large to record is refused from its text, read as it arrives (the general parser then passes it by).
   const recordable = refuseUnrecordableReport(options.config.maxAppendSize);
   app.use(
     `/${API_PREFIX}${K8S_REPORT_ROUTE}`,
-    json({
-      limit: BODY_LIMIT,
-      strict: false,
-      verify: (req, res, text) => {
-        refuseDeepJson(req as Request, res as Response, text);
-        recordable(req as Request, text);
-      },
-    }),
+    scanK8sReport,
+    json({ limit: BODY_LIMIT, strict: false, verify: (req, _res, text) => recordable(req as Request, text) }),
   );
   // Not strict, so that a JSON `null` (the Kosli CLI's body on DELETE and archive) parses; then it is "no body".
   app.useBodyParser('json', { limit: BODY_LIMIT, strict: false, verify: refuseDeepJson });
