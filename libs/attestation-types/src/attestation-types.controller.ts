@@ -10,6 +10,7 @@ import {
   READ_STORE,
   ReadModelsAt,
   Requires,
+  readUploadedPart,
   type UploadedPart,
   VALIDATION_FAILED,
 } from '#des/platform';
@@ -115,15 +116,16 @@ export class AttestationTypesController {
  * `type_schema` (none: any data is valid). Other fields are passed on, so the
  * body's own validation still refuses what it does not know.
  */
-function fromKosliForm(dataJson: Record<string, unknown>, parts: UploadedPart[]): unknown {
+async function fromKosliForm(dataJson: Record<string, unknown>, parts: UploadedPart[]): Promise<unknown> {
   const { evaluator, ...rest } = dataJson as { evaluator?: { content_type?: unknown; rules?: unknown } };
   if (evaluator !== undefined && evaluator?.content_type !== 'jq')
     throw new ApiError(400, VALIDATION_FAILED, { 'evaluator.content_type': 'only jq rules are evaluated' });
   const file = parts.find((p) => p.field === 'type_schema');
   let schema: unknown = {};
   if (file) {
+    const text = (await readUploadedPart(file)).toString('utf8');
     try {
-      schema = JSON.parse(file.content.toString('utf8'));
+      schema = JSON.parse(text);
     } catch {
       throw new ApiError(400, VALIDATION_FAILED, { type_schema: 'not JSON' });
     }

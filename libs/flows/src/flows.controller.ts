@@ -12,6 +12,7 @@ import {
   ReadModelsAt,
   Requires,
   tagsOf,
+  readUploadedPart,
   type UploadedPart,
   VALIDATION_FAILED,
 } from '#des/platform';
@@ -103,13 +104,14 @@ export class FlowsController {
 }
 
 /** The flow as data_json gives it, with the template read from the YAML in `template_file`. */
-function withTemplateFile(dataJson: Record<string, unknown>, parts: UploadedPart[]): unknown {
+async function withTemplateFile(dataJson: Record<string, unknown>, parts: UploadedPart[]): Promise<unknown> {
   const file = parts.find((p) => p.field === 'template_file');
   if (!file)
     throw new ApiError(400, VALIDATION_FAILED, { template_file: 'send the template as template_file' });
+  const text = (await readUploadedPart(file)).toString('utf8');
   let template: unknown;
   try {
-    template = parseYaml(file.content.toString('utf8'));
+    template = parseYaml(text);
   } catch (error) {
     throw new ApiError(400, VALIDATION_FAILED, { template_file: `not YAML: ${(error as Error).message}` });
   }

@@ -1,5 +1,5 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import type { Observable } from 'rxjs';
 import { stringify } from 'safe-stable-stringify';
@@ -14,6 +14,7 @@ import {
   seal,
   ServiceKey,
   unseal,
+  uploadedParts,
   VALIDATION_FAILED,
 } from '#des/platform';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
@@ -30,14 +31,26 @@ const SEALING = 'idempotent-responses';
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 
-/** A multipart request's files (parsed before interceptors run), by field: name, type and content digest. */
-function filesDigest(req: { files?: unknown }): string {
-  const files = req.files as
-    Record<string, { originalname: string; mimetype: string; buffer: Buffer }[]> | undefined;
-  if (!files || Object.keys(files).length === 0) return '';
-  const parts = Object.entries(files)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([field, list]) => list.map((f) => [field, f.originalname, f.mimetype, sha256(f.buffer)]));
+/**
+ * A multipart request's files (parsed before interceptors run), by field:
+ * name, type and content digest. Streamed parts (DataJsonGuard) bring their
+ * digest, taken as they were written; files held in memory (a policy upload)
+ * are hashed here. Either way the same files give the same digest.
+ */
+function filesDigest(req: Request): string {
+  const byField = new Map<string, string[][]>();
+  const add = (field: string, name: string, type: string, digest: string) =>
+    byField.set(field, [...(byField.get(field) ?? []), [field, name, type, digest]]);
+  const streamed = uploadedParts(req);
+  if (streamed.length) for (const p of streamed) add(p.field, p.filename, p.mimetype, p.sha256);
+  else {
+    const files = req.files as
+      Record<string, { originalname: string; mimetype: string; buffer: Buffer }[]> | undefined;
+    for (const [field, list] of Object.entries(files ?? {}))
+      for (const f of list) add(field, f.originalname, f.mimetype, sha256(f.buffer));
+  }
+  if (byField.size === 0) return '';
+  const parts = [...byField.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, list]) => list);
   return `\n${stringify(parts)}`;
 }
 

@@ -1,44 +1,81 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Config } from './config';
+import type { StreamedFile } from './streamed-upload';
 import { CONFIG } from './tokens';
+
+const SHA256 = /^[0-9a-f]{64}$/;
+/** A temporary file this old belongs to no request still running (a crash left it). */
+const STALE_TEMPORARY_MS = 60 * 60 * 1000;
 
 /**
  * Files sent with evidence (attestation attachments), kept content-addressed
  * under the data directory: `attachments/<2 hex>/<sha256>`. The same bytes are
  * kept once; a file is written whole (to a temporary name, then renamed) or
- * not at all, and never changed, so its name proves its content.
+ * not at all, and never changed, so its name proves its content. Uploads
+ * stream into `attachments/tmp` and are adopted from there.
  */
 @Injectable()
-export class AttachmentStore {
+export class AttachmentStore implements OnModuleInit {
   private readonly dir: string;
+  private tmp?: Promise<string>;
 
   constructor(@Inject(CONFIG) config: Config) {
     this.dir = join(config.dataDir, 'attachments');
   }
 
-  async put(content: Buffer): Promise<{ sha256: string; size: number }> {
-    const sha256 = createHash('sha256').update(content).digest('hex');
-    const path = this.path(sha256);
-    const kept = await stat(path).catch(() => undefined);
-    if (!kept) {
-      await mkdir(join(this.dir, sha256.slice(0, 2)), { recursive: true });
-      const partial = `${path}.${randomUUID()}.partial`;
-      await writeFile(partial, content, { flush: true });
-      await rename(partial, path);
+  /** Removes the temporary files a crash left behind (those of running uploads are recent). */
+  async onModuleInit(): Promise<void> {
+    const tmp = join(this.dir, 'tmp');
+    const names = await readdir(tmp).catch(() => [] as string[]);
+    const before = Date.now() - STALE_TEMPORARY_MS;
+    for (const name of names) {
+      const path = join(tmp, name);
+      const kept = await stat(path).catch(() => undefined);
+      if (kept && kept.mtimeMs < before) await rm(path, { force: true });
     }
-    return { sha256, size: content.length };
+  }
+
+  /** Where uploads stream to, on the same file system as the store (so adopting one is a rename). */
+  temporaryDir(): Promise<string> {
+    this.tmp ??= (async () => {
+      const tmp = join(this.dir, 'tmp');
+      await mkdir(tmp, { recursive: true });
+      return tmp;
+    })().catch((error: unknown) => {
+      this.tmp = undefined;
+      throw error;
+    });
+    return this.tmp;
+  }
+
+  /**
+   * Keeps a file streamed to a temporary name, complete and hashed on the
+   * way: renamed to its digest's name, or removed when those bytes are kept
+   * already.
+   */
+  async adopt(file: StreamedFile): Promise<{ sha256: string; size: number }> {
+    if (!SHA256.test(file.sha256) || dirname(file.path) !== join(this.dir, 'tmp'))
+      throw new Error(`not a streamed upload: ${file.path}`);
+    const path = this.path(file.sha256);
+    if (await stat(path).catch(() => undefined)) await rm(file.path, { force: true });
+    else {
+      await mkdir(dirname(path), { recursive: true });
+      await rename(file.path, path);
+    }
+    return { sha256: file.sha256, size: file.size };
   }
 
   /** The bytes kept under a digest, or null. */
   async get(sha256: string): Promise<Buffer | null> {
-    if (!/^[0-9a-f]{64}$/.test(sha256)) return null;
+    if (!SHA256.test(sha256)) return null;
     return readFile(this.path(sha256)).catch(() => null);
   }
 
-  private path(sha256: string): string {
+  /** Where the bytes kept under a digest are (whether or not they are). */
+  path(sha256: string): string {
+    if (!SHA256.test(sha256)) throw new Error(`not a SHA-256 digest: ${sha256}`);
     return join(this.dir, sha256.slice(0, 2), sha256);
   }
 }

@@ -27,6 +27,8 @@ export * from './at-query';
 export * from './paging';
 export * from './data-json.guard';
 export * from './attachment-store';
+export * from './upload-admission';
+export * from './streamed-upload';
 export * from './saved-read-models';
 export * from './service-key';
 export * from './sealed-text';

@@ -1,5 +1,6 @@
 import { ServiceKey } from './service-key';
 import { AttachmentStore } from './attachment-store';
+import { UploadAdmission } from './upload-admission';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TerminusModule } from '@nestjs/terminus';
@@ -58,6 +59,7 @@ export class PlatformModule {
         AggregateCommandHandler,
         ReadModelsAt,
         AttachmentStore,
+        UploadAdmission,
         ServiceKey,
         // The configured defaults for every organization; the accounts feature overrides this with per-organization limits.
         {
@@ -82,6 +84,7 @@ export class PlatformModule {
         CommandExecutor,
         ReadModelsAt,
         AttachmentStore,
+        UploadAdmission,
         ServiceKey,
         TENANT_LIMITS,
         TENANT_USAGE,

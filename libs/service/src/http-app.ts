@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { NextFunction, Request, Response } from 'express';
+import { json, type NextFunction, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import {
   ApiError,
@@ -13,6 +13,8 @@ import {
   validationPipe,
 } from '#des/platform';
 import type { Duplex } from 'node:stream';
+import { EventTooLargeError } from '#des/event-store';
+import { K8S_REPORT_ROUTE, refuseUnrecordableReport, scanK8sReport } from '#des/environments';
 import { AppModule, AppOptions } from './app.module';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
@@ -34,6 +36,13 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   const document = openApiDocument(app);
   // Before the body is parsed: a method the path does not take is refused whatever its body.
   app.use(methodNotAllowed(document));
+  // A K8S report too large to record is refused from its text, read as it arrives (the general parser then passes it by).
+  const recordable = refuseUnrecordableReport(options.config.maxAppendSize);
+  app.use(
+    `/${API_PREFIX}${K8S_REPORT_ROUTE}`,
+    scanK8sReport,
+    json({ limit: BODY_LIMIT, strict: false, verify: (req, _res, text) => recordable(req as Request, text) }),
+  );
   // Not strict, so that a JSON `null` (the Kosli CLI's body on DELETE and archive) parses; then it is "no body".
   app.useBodyParser('json', { limit: BODY_LIMIT, strict: false, verify: refuseDeepJson });
   app.use(bodyParserErrors);
@@ -55,7 +64,10 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
 /** body-parser's failures as the API's errors (Nest would otherwise keep only their message). */
 function bodyParserErrors(error: unknown, _req: Request, _res: Response, next: NextFunction): void {
   const type = (error as { type?: string } | null)?.type;
-  if (type === 'entity.verify.failed') return next(new ApiError(400, VALIDATION_FAILED, { body: TOO_DEEP }));
+  if (type === 'entity.verify.failed')
+    return next(
+      error instanceof EventTooLargeError ? error : new ApiError(400, VALIDATION_FAILED, { body: TOO_DEEP }),
+    );
   if (type === 'entity.parse.failed')
     return next(new ApiError(400, VALIDATION_FAILED, { body: 'Malformed JSON' }));
   if (type === 'entity.too.large') {

@@ -355,7 +355,7 @@ export class TrailsController {
     if (!parts.length) return {};
     const attachments: AttachmentRef[] = [];
     for (const part of parts)
-      attachments.push({ filename: part.filename, ...(await this.attachments.put(part.content)) });
+      attachments.push({ filename: part.filename, ...(await this.attachments.adopt(part)) });
     return { attachments };
   }
 
