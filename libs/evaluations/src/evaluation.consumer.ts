@@ -26,7 +26,12 @@ export const evaluationJob = (org: string, id: string, attempt?: string) =>
     EVALUATIONS_QUEUE,
     'evaluate',
     { org, id },
-    { jobId: attempt ? `${id}.${attempt}` : id, attempts: EVALUATION_ATTEMPTS + 2, backoffMs: 200 },
+    {
+      jobId: attempt ? `${id}.${attempt}` : id,
+      attempts: EVALUATION_ATTEMPTS + 2,
+      backoffMs: 200,
+      group: org,
+    },
   ] as const;
 const notRecorded = (id: string) => `evaluation ${id} is not recorded`;
 const SERVICE_FAILURE = 'The evaluation failed on the service side.';
