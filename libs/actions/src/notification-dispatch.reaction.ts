@@ -19,7 +19,13 @@ export function deliveryJob(
     NOTIFICATIONS_QUEUE,
     'deliver',
     job,
-    { jobId: `${job.id}-r${job.round}`, attempts: config.attempts, backoffMs: config.backoffMs, jitter: 0.5 },
+    {
+      jobId: `${job.id}-r${job.round}`,
+      attempts: config.attempts,
+      backoffMs: config.backoffMs,
+      jitter: 0.5,
+      group: job.org,
+    },
   ];
 }
 

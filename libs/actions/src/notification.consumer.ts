@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { EventMetadata } from '#des/event-store';
-import type { JobContext, JobInfo, Jobs } from '#des/jobs';
+import { type JobContext, type JobInfo, type Jobs, RetryAt } from '#des/jobs';
 import {
   CommandExecutor,
   CONFIG,
@@ -11,9 +11,12 @@ import {
   type QueueConsumer,
   READ_STORE,
   ServiceKey,
+  TENANT_LIMITS,
+  type TenantLimitsSource,
 } from '#des/platform';
 import type { ReadStore } from '#des/read-store';
 import { ChangeDelivery } from './action.commands';
+import { CircuitBreaker } from './circuit-breaker';
 import { actionsDecider, actionsStream } from './action.decider';
 import { DELIVERIES } from './actions.projection';
 import { deliveryDecider, deliveryStream } from './delivery.decider';
@@ -30,12 +33,18 @@ const METADATA: EventMetadata = { actor: { kind: 'system', name: 'notifications'
  * in the delivery's stream. A failure is thrown so the queue tries again with
  * back-off and jitter; the last one dead-letters the delivery. The state is
  * read first, so a delivery recorded as delivered is never sent again.
+ * Each organization runs at most its `deliveryConcurrency` at once, and a
+ * target that keeps failing is put behind a circuit breaker (per organization
+ * and target origin): while open, a try fails at once, without a request,
+ * and is retried when the circuit half-opens; the try counts, so every
+ * delivery still ends within its attempts.
  */
 @Injectable()
 export class NotificationConsumer implements QueueConsumer {
   readonly queue = NOTIFICATIONS_QUEUE;
   readonly concurrency = 16;
   private readonly logger = new Logger('notifications');
+  private readonly breaker: CircuitBreaker;
 
   constructor(
     private readonly commands: CommandBus,
@@ -45,7 +54,18 @@ export class NotificationConsumer implements QueueConsumer {
     @Inject(CONFIG) private readonly config: Config,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(JOBS) private readonly jobs: Jobs,
-  ) {}
+    @Inject(TENANT_LIMITS) private readonly limits: TenantLimitsSource,
+  ) {
+    this.breaker = new CircuitBreaker({
+      failures: config.actions.breakerFailures,
+      cooldownMs: config.actions.breakerCooldownMs,
+      trialMs: config.actions.timeoutMs,
+    });
+  }
+
+  async groupConcurrency(org: string): Promise<number> {
+    return (await this.limits.limitsFor(org)).deliveryConcurrency;
+  }
 
   async handle(job: JobContext): Promise<unknown> {
     const { org, id, round } = job.data as DeliveryJob;
@@ -69,6 +89,12 @@ export class NotificationConsumer implements QueueConsumer {
       return 'action deleted';
     }
     const target = scheduled.target;
+    const circuit = `${org} ${originOf(target.webhook)}`;
+    const admission = this.breaker.admit(circuit, Date.now());
+    if (!admission.go) {
+      await this.record(org, { id, round, attempt: job.attempt, ok: false, error: admission.reason, last });
+      throw new RetryAt(admission.retryAt, admission.reason);
+    }
     const body = JSON.stringify(
       target.type === 'SLACK' ? slackMessage(scheduled.payload) : scheduled.payload,
     );
@@ -89,6 +115,7 @@ export class NotificationConsumer implements QueueConsumer {
       { timeoutMs: this.config.actions.timeoutMs, allowPrivate: this.config.actions.allowPrivateTargets },
     );
     const durationMs = Math.round(performance.now() - started);
+    this.breaker.record(circuit, !targetFailing(outcome.statusCode), Date.now());
     this.metrics.notificationLatency.observe({ target: target.type }, durationMs / 1000);
     await this.record(org, {
       id,
@@ -174,5 +201,16 @@ export class NotificationConsumer implements QueueConsumer {
   private countOutcome(outcome: 'delivered' | 'failed' | 'dead_lettered', target: string): void {
     this.metrics.notificationDeliveries.inc({ target, outcome });
     if (outcome === 'dead_lettered') this.metrics.notificationDeadLetters.inc();
+  }
+}
+
+/** What the breaker counts against a target: no answer, a connection error, 5xx, 429. */
+const targetFailing = (status: number | null) => status === null || status >= 500 || status === 429;
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
   }
 }

@@ -3,7 +3,15 @@ import type { EventStore } from '#des/event-store';
 import { microsToSeconds } from '#des/event-store';
 import type { JobContext, JobInfo, Jobs } from '#des/jobs';
 import { CommandBus } from '@nestjs/cqrs';
-import { EVENT_STORE, JOBS, Metrics, PROJECTION_PROGRESS, READ_STORE } from '#des/platform';
+import {
+  EVENT_STORE,
+  JOBS,
+  Metrics,
+  PROJECTION_PROGRESS,
+  READ_STORE,
+  TENANT_LIMITS,
+  type TenantLimitsSource,
+} from '#des/platform';
 import type { ProjectionProgress } from '#des/projections';
 import type { ReadStore } from '#des/read-store';
 import { EVALUATIONS } from './evaluations.projection';
@@ -26,7 +34,12 @@ export const evaluationJob = (org: string, id: string, attempt?: string) =>
     EVALUATIONS_QUEUE,
     'evaluate',
     { org, id },
-    { jobId: attempt ? `${id}.${attempt}` : id, attempts: EVALUATION_ATTEMPTS + 2, backoffMs: 200 },
+    {
+      jobId: attempt ? `${id}.${attempt}` : id,
+      attempts: EVALUATION_ATTEMPTS + 2,
+      backoffMs: 200,
+      group: org,
+    },
   ] as const;
 const notRecorded = (id: string) => `evaluation ${id} is not recorded`;
 const SERVICE_FAILURE = 'The evaluation failed on the service side.';
@@ -74,7 +87,13 @@ export class EvaluationConsumer implements OnModuleDestroy {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(JOBS) private readonly jobs: Jobs,
     @Inject(PROJECTION_PROGRESS) private readonly progress: ProjectionProgress,
+    @Inject(TENANT_LIMITS) private readonly limits: TenantLimitsSource,
   ) {}
+
+  /** Each organization runs at most its `evaluationConcurrency` at once, under the queue's. */
+  async groupConcurrency(org: string): Promise<number> {
+    return (await this.limits.limitsFor(org)).evaluationConcurrency;
+  }
 
   async onModuleDestroy(): Promise<void> {
     await this.evaluator.close();

@@ -21,6 +21,7 @@ import { evaluationJob } from './evaluation.consumer';
 import { ChangeEvaluation } from './evaluation.commands';
 import { EVALUATION_REQUEST_SCHEMA, parseEvaluationRequest } from './evaluation-request';
 import { EVALUATIONS } from './evaluations.projection';
+import { PendingEvaluations } from './pending-evaluations';
 
 /** Endpoint 1 (beta): inline Rego against 1–100 trails at one recorded instant. */
 @ApiTags('evaluations')
@@ -34,6 +35,7 @@ export class EvaluationsController {
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(JOBS) private readonly jobs: Jobs,
     private readonly timeMachine: TrailTimeMachine,
+    private readonly pending: PendingEvaluations,
   ) {}
 
   @Post(':org')
@@ -70,27 +72,30 @@ export class EvaluationsController {
     // A retry of an idempotent request that died names the same evaluation (recorded once).
     const id = stableId('evaluation');
     const requestedAt = Date.now() / 1000;
-    // Enqueue first: if the queue is down the answer is 503 and nothing is recorded.
-    await this.jobs.enqueue(...evaluationJob(org, id, idempotentAttempts.getStore()?.claim));
-    const done = await this.commands.execute(
-      new ChangeEvaluation(
-        org,
-        id,
-        {
-          kind: 'request',
-          data: {
-            id,
-            requested_at: requestedAt,
-            recorded_at: head.recordedAt,
-            recorded_position: head.position,
-            context: request.context,
-            policy: request.policy,
-            params: request.params ?? {},
+    // Past the organization's pending cap: 429, nothing queued or recorded.
+    const done = await this.pending.admit(org, async () => {
+      // Enqueue first: if the queue is down the answer is 503 and nothing is recorded.
+      await this.jobs.enqueue(...evaluationJob(org, id, idempotentAttempts.getStore()?.claim));
+      return this.commands.execute(
+        new ChangeEvaluation(
+          org,
+          id,
+          {
+            kind: 'request',
+            data: {
+              id,
+              requested_at: requestedAt,
+              recorded_at: head.recordedAt,
+              recorded_position: head.position,
+              context: request.context,
+              policy: request.policy,
+              params: request.params ?? {},
+            },
           },
-        },
-        requestMetadata(req),
-      ),
-    );
+          requestMetadata(req),
+        ),
+      );
+    });
     // As recorded: a resumed request answers what its first attempt recorded.
     const requested = done.events.find((e) => e.type === 'evaluation_requested');
     if (!requested) throw new Error(`evaluation ${id} was recorded before`);

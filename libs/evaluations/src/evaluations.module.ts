@@ -6,6 +6,7 @@ import { evaluationsProjection } from './evaluations.projection';
 import { OpaCompiler, opaPath, PolicyEvaluator } from '#des/policy-engine';
 import { EvaluationConsumer, POLICY_COMPILER, POLICY_EVALUATOR } from './evaluation.consumer';
 import { EvaluationsController } from './evaluations.controller';
+import { PendingEvaluations } from './pending-evaluations';
 import { TrailTimeMachineModule } from '#des/trails';
 
 /** Evaluations: the API and the queue consumer (started by the worker role). */
@@ -26,6 +27,7 @@ import { TrailTimeMachineModule } from '#des/trails';
       inject: [CONFIG],
     },
     EvaluationConsumer,
+    PendingEvaluations,
   ],
   exports: [EvaluationConsumer],
 })

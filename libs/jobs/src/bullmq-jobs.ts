@@ -1,16 +1,39 @@
-import { Job, Queue, Worker } from 'bullmq';
+import { DelayedError, Job, type MinimalJob, Queue, Worker } from 'bullmq';
 import IORedis, { type RedisOptions } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '#des/event-store';
+import { FairScheduler } from './fair-scheduler';
+import { GroupCaps } from './group-caps';
 import {
+  backoffDelay,
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
+  DEFAULT_GROUP,
   JobHandler,
   JobInfo,
   JobOptions,
   Jobs,
+  RetryAt,
   WorkOptions,
 } from './jobs.port';
+
+/** The stored job data: the caller's data and its group (jobs stored before groups have the data alone). */
+const GROUP = 'des:group';
+interface Grouped {
+  [GROUP]: string;
+  data: unknown;
+}
+const isGrouped = (stored: unknown): stored is Grouped =>
+  typeof stored === 'object' && stored !== null && GROUP in stored && 'data' in stored;
+const groupOf = (job: Job) => (isGrouped(job.data) ? job.data[GROUP] : DEFAULT_GROUP);
+const dataOf = (job: Job) => (isGrouped(job.data) ? job.data.data : job.data);
+
+/** Exponential back-off with jitter, or the time a `RetryAt` names (BullMQ's built-in strategies take no error). */
+const BACKOFF = 'des-exponential';
+/** BullMQ's highest priority number (the lowest priority). */
+const PRIORITY_LIMIT = 2 ** 21 - 1;
+/** A group's pending set is forgotten this long after its last enqueue. */
+const PENDING_TTL_MS = 7 * 24 * 3600_000;
 
 export interface BullMqJobsOptions {
   url: string;
@@ -23,6 +46,8 @@ export interface BullMqJobsOptions {
   lockMs?: number;
   /** How long an enqueue may wait for an unreachable Redis before it fails (default 3000). */
   timeoutMs?: number;
+  /** First delay of a job sent back to Redis because its group is at its cap here (default 100; doubles, up to 50×). */
+  deferMs?: number;
   /** Told of errors BullMQ reports in the background (lost connections, say). */
   onError?: (error: Error) => void;
 }
@@ -34,6 +59,7 @@ export class BullMqJobs implements Jobs {
   private readonly queues = new Map<string, Queue>();
   private readonly workers: Worker[] = [];
   private readonly workerConnections: IORedis[] = [];
+  private readonly gates: GroupGate[] = [];
   private closed = false;
 
   constructor(private readonly options: BullMqJobsOptions) {
@@ -54,22 +80,63 @@ export class BullMqJobs implements Jobs {
 
   async enqueue(queue: string, name: string, data: unknown, options: JobOptions = {}): Promise<string> {
     const jobId = options.jobId ?? randomUUID();
+    const group = options.group ?? DEFAULT_GROUP;
     // BullMQ waits for a connection forever; a request must fail within the timeout instead.
     await this.bounded(async () => {
       await this.connected();
-      await this.queue(queue).add(name, data, {
-        jobId,
-        attempts: options.attempts ?? DEFAULT_ATTEMPTS,
-        backoff: {
-          type: 'exponential',
-          delay: options.backoffMs ?? DEFAULT_BACKOFF_MS,
-          ...(options.jitter ? { jitter: options.jitter } : {}),
-        },
-        removeOnComplete: { age: 24 * 3600, count: 10_000 },
-        removeOnFail: false,
-      });
+      const priority = await this.fairPriority(queue, group, jobId);
+      try {
+        await this.queue(queue).add(name, { [GROUP]: group, data } satisfies Grouped, {
+          jobId,
+          priority,
+          attempts: options.attempts ?? DEFAULT_ATTEMPTS,
+          backoff: {
+            type: BACKOFF,
+            delay: options.backoffMs ?? DEFAULT_BACKOFF_MS,
+            ...(options.jitter ? { jitter: options.jitter } : {}),
+          },
+          removeOnComplete: { age: 24 * 3600, count: 10_000 },
+          removeOnFail: false,
+        });
+      } catch (error) {
+        await this.producer.srem(this.pendingKey(queue, group), jobId).catch(() => undefined);
+        throw error;
+      }
     });
     return jobId;
+  }
+
+  /**
+   * Fair order across groups in one Redis queue: a job's priority is its rank
+   * among its group's pending jobs (1 + those before it), so the k-th pending
+   * job of every group comes before the (k+1)-th of any: groups take turns.
+   * The pending set is a set of job ids, so a repeated enqueue counts once;
+   * an id leaves it when its job ends (completed, or given up).
+   */
+  private async fairPriority(queue: string, group: string, jobId: string): Promise<number> {
+    // A job id already known is not enqueued again (BullMQ keeps the job as it is).
+    if (await this.producer.exists(`${this.prefix}:${queue}:${jobId}`)) return 1;
+    const key = this.pendingKey(queue, group);
+    const replies = await this.producer
+      .multi()
+      .sadd(key, jobId)
+      .scard(key)
+      .pexpire(key, PENDING_TTL_MS)
+      .exec();
+    const rank = Number(replies?.[1]?.[1] ?? 1);
+    return Math.min(Math.max(1, rank), PRIORITY_LIMIT);
+  }
+
+  private get prefix(): string {
+    return this.options.prefix ?? 'bull';
+  }
+
+  private pendingKey(queue: string, group: string): string {
+    return `${this.prefix}:des-fair:${queue}:pending:${group}`;
+  }
+
+  private ended(queue: string, job: Job): void {
+    this.producer.srem(this.pendingKey(queue, groupOf(job)), job.id!).catch(() => undefined);
   }
 
   private async connected(): Promise<void> {
@@ -116,35 +183,61 @@ export class BullMqJobs implements Jobs {
   }
 
   private startWorker(queue: string, handler: JobHandler, options: WorkOptions, connection: IORedis): void {
+    const concurrency = options.concurrency ?? 1;
+    const gate = new GroupGate(concurrency, new GroupCaps(options.groupConcurrency, 0), this.options.deferMs);
+    this.gates.push(gate);
     const worker = new Worker(
       queue,
-      (job: Job) => handler({ id: job.id!, name: job.name, data: job.data, attempt: job.attemptsMade + 1 }),
+      async (job: Job, token?: string) => {
+        const group = groupOf(job);
+        const admitted = await gate.admit(group, job);
+        if (admitted !== 'run') {
+          await job.moveToDelayed(Date.now() + admitted.deferMs, token);
+          throw new DelayedError();
+        }
+        try {
+          const result = await handler({
+            id: job.id!,
+            name: job.name,
+            data: dataOf(job),
+            attempt: job.attemptsMade + 1,
+          });
+          this.ended(queue, job);
+          return result;
+        } finally {
+          gate.release(group);
+        }
+      },
       {
         connection,
         prefix: this.options.prefix,
-        concurrency: options.concurrency ?? 1,
+        // Room for the jobs held here while their group is at its cap, besides those running.
+        concurrency: concurrency * 2,
         lockDuration: this.options.lockMs ?? 30_000,
         stalledInterval: this.options.lockMs ?? 30_000,
         maxStalledCount: 2,
         // After a Redis outage, fetch again within a second (BullMQ's default waits 15 s, even past close()).
         runRetryDelay: 1000,
+        settings: { backoffStrategy: retryDelay },
       },
     );
     worker.on('error', (error) => this.options.onError?.(error));
     // 'failed' fires after every failed attempt; only a job left in the failed set is given up
     // (attempts used up, or a deferred failure after stalling more than maxStalledCount).
     const onDeadLetter = options.onDeadLetter;
-    if (onDeadLetter) {
-      worker.on('failed', (job) => {
-        if (!job) return;
-        void job
-          .getState()
-          .then((state) => (state === 'failed' ? onDeadLetter(toInfo(queue, job, 'failed')) : undefined))
-          .catch((error: unknown) =>
-            this.options.onError?.(error instanceof Error ? error : new Error(String(error))),
-          );
-      });
-    }
+    worker.on('failed', (job) => {
+      if (!job) return;
+      void job
+        .getState()
+        .then((state) => {
+          if (state !== 'failed') return;
+          this.ended(queue, job);
+          return onDeadLetter?.(toInfo(queue, job, 'failed'));
+        })
+        .catch((error: unknown) =>
+          this.options.onError?.(error instanceof Error ? error : new Error(String(error))),
+        );
+    });
     this.workers.push(worker);
     worker.waitUntilReady().catch(() => undefined);
   }
@@ -172,6 +265,8 @@ export class BullMqJobs implements Jobs {
 
   async close(): Promise<void> {
     this.closed = true;
+    // Jobs held for their turn go back to Redis first: close() waits for every job this worker took.
+    for (const gate of this.gates) gate.close();
     await Promise.all(this.workers.map((w) => w.close()));
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     for (const c of this.workerConnections) c.disconnect();
@@ -191,7 +286,7 @@ function toInfo(queue: string, job: Job, state: string): JobInfo {
     id: job.id!,
     queue,
     name: job.name,
-    data: job.data,
+    data: dataOf(job),
     state: (['waiting', 'delayed', 'active', 'completed', 'failed'].includes(state)
       ? state
       : 'waiting') as JobInfo['state'],
@@ -199,4 +294,56 @@ function toInfo(queue: string, job: Job, state: string): JobInfo {
     result: job.returnvalue ?? undefined,
     failedReason: job.failedReason || undefined,
   };
+}
+
+/** The wait before a retry: until the time a `RetryAt` names, else exponential back-off with jitter. */
+function retryDelay(attemptsMade: number, _type?: string, error?: Error, job?: MinimalJob): number {
+  if (error instanceof RetryAt) return Math.max(0, error.at - Date.now());
+  const backoff = typeof job?.opts.backoff === 'object' ? job.opts.backoff : undefined;
+  return backoffDelay(backoff?.delay ?? DEFAULT_BACKOFF_MS, attemptsMade, backoff?.jitter ?? 0);
+}
+
+type Admission = 'run' | { deferMs: number };
+
+/**
+ * A worker's fair gate: at most `total` jobs run, each group at most its cap;
+ * a job whose group is at its cap waits here for its turn (round-robin over
+ * groups) while there is room, else goes back to Redis for a while (longer
+ * each time it comes back too early), never holding a slot another group needs.
+ */
+class GroupGate {
+  private readonly turns: FairScheduler<(run: boolean) => void>;
+  private closed = false;
+
+  constructor(
+    private readonly total: number,
+    private readonly caps: GroupCaps,
+    private readonly deferMs = 100,
+  ) {
+    this.turns = new FairScheduler(total, (group) => caps.peek(group));
+  }
+
+  async admit(group: string, job: Job): Promise<Admission> {
+    const cap = this.caps.peek(group) ?? (await this.caps.load(group));
+    if (this.closed) return { deferMs: 0 };
+    if (this.turns.tryStart(group)) return 'run';
+    const room = cap > 0 ? Math.min(cap, this.total) : this.total;
+    if (this.turns.size.waiting < this.total && this.turns.waitingIn(group) < room) {
+      const run = await new Promise<boolean>((resolve) => this.turns.push(group, resolve));
+      return run ? 'run' : { deferMs: 0 };
+    }
+    // Taken out of turn before: jobs started and neither finished nor failed (BullMQ counts both).
+    const deferrals = Math.max(0, job.attemptsStarted - job.attemptsMade - 1);
+    return { deferMs: Math.min(this.deferMs * 2 ** Math.min(deferrals, 10), this.deferMs * 50) };
+  }
+
+  release(group: string): void {
+    this.turns.finish(group);
+    for (let next = this.turns.next(); next; next = this.turns.next()) next.item(true);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const resolve of this.turns.drain()) resolve(false);
+  }
 }

@@ -1,12 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { FairScheduler } from './fair-scheduler';
+import { GroupCaps } from './group-caps';
 import {
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
+  DEFAULT_GROUP,
   JobHandler,
   JobInfo,
   JobOptions,
   Jobs,
+  RetryAt,
   WorkOptions,
   backoffDelay,
 } from './jobs.port';
@@ -15,15 +19,16 @@ interface Job extends JobInfo {
   attempts: number;
   backoffMs: number;
   jitter: number;
+  group: string;
 }
 
 interface Queue {
   jobs: Map<string, Job>;
-  ready: string[];
+  /** Ready jobs, taken in turn per group under each group's cap. */
+  ready: FairScheduler<string>;
+  caps: GroupCaps;
   handler?: JobHandler;
   onDeadLetter?: WorkOptions['onDeadLetter'];
-  concurrency: number;
-  active: number;
 }
 
 /** The embedded job runner: same semantics as the BullMQ adapter, in this process. */
@@ -36,8 +41,13 @@ export class InProcessJobs implements Jobs {
   private queue(name: string): Queue {
     let q = this.queues.get(name);
     if (!q) {
-      q = { jobs: new Map(), ready: [], concurrency: 1, active: 0 };
-      this.queues.set(name, q);
+      const queue: Queue = {
+        jobs: new Map(),
+        caps: new GroupCaps(undefined, 0),
+        ready: new FairScheduler(1, (group) => queue.caps.peek(group)),
+      };
+      this.queues.set(name, queue);
+      q = queue;
     }
     return q;
   }
@@ -46,7 +56,7 @@ export class InProcessJobs implements Jobs {
     const q = this.queue(queue);
     const id = options.jobId ?? randomUUID();
     if (q.jobs.has(id)) return id;
-    q.jobs.set(id, {
+    const job: Job = {
       id,
       queue,
       name,
@@ -56,9 +66,10 @@ export class InProcessJobs implements Jobs {
       attempts: options.attempts ?? DEFAULT_ATTEMPTS,
       backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
       jitter: options.jitter ?? 0,
-    });
-    q.ready.push(id);
-    this.pump(q);
+      group: options.group ?? DEFAULT_GROUP,
+    };
+    q.jobs.set(id, job);
+    this.makeReady(q, job);
     return id;
   }
 
@@ -66,8 +77,22 @@ export class InProcessJobs implements Jobs {
     const q = this.queue(queue);
     q.handler = handler;
     q.onDeadLetter = options.onDeadLetter;
-    q.concurrency = options.concurrency ?? 1;
+    q.ready.total = options.concurrency ?? 1;
+    q.caps = new GroupCaps(options.groupConcurrency, 0);
+    for (const group of new Set([...q.jobs.values()].map((j) => j.group))) this.loadCap(q, group);
     this.pump(q);
+  }
+
+  private makeReady(q: Queue, job: Job): void {
+    job.state = 'waiting';
+    q.ready.push(job.group, job.id);
+    this.loadCap(q, job.group);
+    this.pump(q);
+  }
+
+  /** A group's cap is read before its first job starts (and kept fresh); the queue moves on once it is known. */
+  private loadCap(q: Queue, group: string): void {
+    if (q.caps.peek(group) === undefined) void q.caps.load(group).then(() => this.pump(q));
   }
 
   /**
@@ -78,12 +103,13 @@ export class InProcessJobs implements Jobs {
   private readonly detached = AsyncLocalStorage.snapshot();
 
   private pump(q: Queue): void {
-    while (!this.closed && q.handler && q.active < q.concurrency && q.ready.length > 0) {
-      const job = q.jobs.get(q.ready.shift()!)!;
-      q.active++;
+    while (!this.closed && q.handler) {
+      const next = q.ready.next();
+      if (!next) return;
+      const job = q.jobs.get(next.item)!;
       const handler = q.handler;
       void this.detached(() => this.run(q, job, handler)).finally(() => {
-        q.active--;
+        q.ready.finish(next.group);
         this.pump(q);
       });
     }
@@ -103,15 +129,14 @@ export class InProcessJobs implements Jobs {
         return;
       }
       job.state = 'delayed';
-      const timer = setTimeout(
-        () => {
-          this.timers.delete(timer);
-          job.state = 'waiting';
-          q.ready.push(job.id);
-          this.pump(q);
-        },
-        backoffDelay(job.backoffMs, job.attemptsMade, job.jitter),
-      );
+      const delay =
+        error instanceof RetryAt
+          ? Math.max(0, error.at - Date.now())
+          : backoffDelay(job.backoffMs, job.attemptsMade, job.jitter);
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        this.makeReady(q, job);
+      }, delay);
       this.timers.add(timer);
     }
   }
@@ -137,6 +162,6 @@ export class InProcessJobs implements Jobs {
 }
 
 function publicInfo(job: Job): JobInfo {
-  const { attempts: _a, backoffMs: _b, jitter: _j, ...info } = job;
+  const { attempts: _a, backoffMs: _b, jitter: _j, group: _g, ...info } = job;
   return structuredClone(info);
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { JobContext, Jobs } from './jobs.port';
+import { JobContext, Jobs, RetryAt } from './jobs.port';
 
 async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -171,6 +171,79 @@ export function jobsContract(name: string, open: () => Promise<Jobs>): void {
         );
       }
       assert.equal(peak, 2);
+    });
+
+    it('runs each group at most at its cap, and a group with many jobs does not delay another beyond its turn', async () => {
+      const q = queueName();
+      const running = new Map<string, number>();
+      const peak = new Map<string, number>();
+      const started: string[] = [];
+      const gates: (() => void)[] = [];
+      await jobs.work(
+        q,
+        async (job) => {
+          const { group } = job.data as { group: string };
+          running.set(group, (running.get(group) ?? 0) + 1);
+          peak.set(group, Math.max(peak.get(group) ?? 0, running.get(group)!));
+          started.push(group);
+          await new Promise<void>((r) => gates.push(r));
+          running.set(group, running.get(group)! - 1);
+        },
+        { concurrency: 3, groupConcurrency: async (group) => (group === 'a' ? 2 : 1) },
+      );
+      for (let i = 0; i < 20; i++) await jobs.enqueue(q, 'a', { group: 'a', i }, { group: 'a' });
+      await eventually(
+        async () => started.length,
+        (n) => n === 2,
+      );
+      // A has 18 more waiting; B's one job takes the slot A may not use, at once.
+      await jobs.enqueue(q, 'b', { group: 'b' }, { group: 'b' });
+      await eventually(
+        async () => started.includes('b'),
+        (yes) => yes,
+      );
+      assert.deepEqual(started.slice(0, 3), ['a', 'a', 'b']);
+      // C, arriving later, starts after at most as many more of A's as A may run at once (its turn).
+      await jobs.enqueue(q, 'c', { group: 'c' }, { group: 'c' });
+      const before = started.length;
+      while (!started.includes('c')) {
+        const count = started.length;
+        gates.shift()!();
+        await eventually(
+          async () => started.length,
+          (n) => n > count,
+        );
+      }
+      const aFirst = started.slice(before, started.indexOf('c')).length;
+      assert.ok(aFirst <= 2, `C waited for ${aFirst} more of A's: ${started.join(',')}`);
+      await eventually(
+        async () => {
+          gates.splice(0).forEach((open) => open());
+          return started.length;
+        },
+        (n) => n === 22,
+        20_000,
+      );
+      assert.equal(peak.get('a'), 2, 'A never runs more than its cap');
+      assert.equal(peak.get('b'), 1);
+      assert.equal(peak.get('c'), 1);
+    });
+
+    it('retries at the time a RetryAt names, counting the attempt, and dead-letters after the last', async () => {
+      const q = queueName();
+      const runs: number[] = [];
+      await jobs.work(q, async (job) => {
+        runs.push(Date.now());
+        throw new RetryAt(Date.now() + 300, `not before ${job.attempt}`);
+      });
+      const id = await jobs.enqueue(q, 'later', {}, { attempts: 2, backoffMs: 1 });
+      const info = await eventually(
+        () => jobs.get(q, id),
+        (j) => j?.state === 'failed',
+      );
+      assert.equal(info!.attemptsMade, 2);
+      assert.equal(runs.length, 2);
+      assert.ok(runs[1] - runs[0] >= 290, `retried after ${runs[1] - runs[0]} ms, not at the time named`);
     });
 
     it('answers an unknown job id with undefined', async () => {

@@ -7,6 +7,11 @@ export interface JobOptions {
   backoffMs?: number;
   /** Share of each back-off delay drawn at random (0–1, default 0): spreads retries of many jobs out. */
   jitter?: number;
+  /**
+   * The group the job is scheduled fairly in (the organization): groups take
+   * turns, and each runs at most its cap at once (`WorkOptions.groupConcurrency`).
+   */
+  group?: string;
 }
 
 export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed';
@@ -33,7 +38,13 @@ export interface JobContext {
 export type JobHandler = (job: JobContext) => Promise<unknown>;
 
 export interface WorkOptions {
+  /** Jobs of the queue running at once in this process, all groups together. */
   concurrency?: number;
+  /**
+   * A group's cap: its jobs running at once in this process (0: only the
+   * queue's concurrency). Read again every few seconds; absent: no caps.
+   */
+  groupConcurrency?: (group: string) => number | Promise<number>;
   /**
    * Called once a job is given up for good (attempts used up, or, on BullMQ,
    * stalled more often than allowed), so the feature can record the failure.
@@ -54,6 +65,23 @@ export interface Jobs {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * Thrown by a handler: this attempt failed (it counts), and the next one,
+ * if any is left, starts at `at` (epoch ms) instead of after the back-off.
+ */
+export class RetryAt extends Error {
+  override readonly name = 'RetryAt';
+  constructor(
+    readonly at: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The group of jobs enqueued without one. */
+export const DEFAULT_GROUP = '';
 
 export const DEFAULT_ATTEMPTS = 3;
 export const DEFAULT_BACKOFF_MS = 200;

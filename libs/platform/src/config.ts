@@ -69,6 +69,10 @@ export interface ActionsConfig {
   attempts: number;
   /** First back-off delay; doubled each try, with jitter. */
   backoffMs: number;
+  /** Consecutive failed tries (no answer, connection error, 5xx, 429) that open a target's circuit. */
+  breakerFailures: number;
+  /** How long an open circuit refuses tries before one trial goes. */
+  breakerCooldownMs: number;
 }
 
 /** Configuration from environment variables; none set means embedded. */
@@ -113,6 +117,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: Number(env.DES_ACTIONS_TIMEOUT_MS ?? 5000),
       attempts: Number(env.DES_ACTIONS_ATTEMPTS ?? 5),
       backoffMs: Number(env.DES_ACTIONS_BACKOFF_MS ?? 1000),
+      breakerFailures: Number(env.DES_ACTIONS_BREAKER_FAILURES ?? 5),
+      breakerCooldownMs: Number(env.DES_ACTIONS_BREAKER_COOLDOWN_MS ?? 30_000),
     },
     tenantLimits: tenantLimitDefaults(env),
   };

@@ -8,6 +8,8 @@ import { JOBS } from './tokens';
 export interface QueueConsumer {
   readonly queue: string;
   readonly concurrency: number;
+  /** A group's (an organization's) cap under `concurrency`; jobs are grouped by `JobOptions.group`. */
+  groupConcurrency?(group: string): Promise<number>;
   handle(job: JobContext): Promise<unknown>;
   /** A job the queue gave up for good (attempts used up, stalled too often): record the failure. */
   deadLetter?(job: JobInfo): Promise<void>;
@@ -32,6 +34,7 @@ class WorkerRunner implements OnApplicationBootstrap {
       const consumer = this.moduleRef.get(type, { strict: false });
       await this.jobs.work(consumer.queue, (job) => this.timed(consumer, job), {
         concurrency: consumer.concurrency,
+        groupConcurrency: consumer.groupConcurrency?.bind(consumer),
         onDeadLetter: consumer.deadLetter?.bind(consumer),
       });
       queues.push(consumer.queue);
