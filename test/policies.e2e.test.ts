@@ -149,10 +149,21 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const over = await upload(payload, Buffer.alloc(10 * 1024 * 1024 + 1, 'a'));
       assert.equal(over.status, 413);
       assert.deepEqual(over.body, { message: 'File size exceeds 10MB limit', errors: null });
-      // Kept in its event: up to the event store's append limit (DES_MAX_APPEND_SIZE, 1 MiB by default).
-      const comment = `# ${'x'.repeat(900 * 1024)}\n`;
+      // Read up to the YAML size limit (256 KiB: policies are small documents, parsed on the event loop).
+      const comment = `# ${'x'.repeat(250 * 1024)}\n`;
       const exactly = await upload({ ...payload, name: 'big' }, comment + V1);
       assert.equal(exactly.status, 201, JSON.stringify(exactly.body).slice(0, 200));
+      const past = await upload({ ...payload, name: 'bigger' }, `# ${'x'.repeat(300 * 1024)}\n${V1}`);
+      assert.deepEqual(
+        [past.status, past.body],
+        [
+          413,
+          {
+            message: 'Policy file exceeds the 256 KiB limit',
+            errors: { policy_file: 'a policy is a YAML document of at most 256 KiB' },
+          },
+        ],
+      );
     });
 
     it('attaches policies to environments and detaches them (consuming_envs, policies)', async () => {

@@ -21,7 +21,7 @@ import { ChangeAttestationType } from './attestation-type.commands';
 import { attestationTypeStream } from './attestation-type.decider';
 import { CreateAttestationTypeDto } from './attestation-types.dto';
 import { ATTESTATION_TYPES_COLLECTION, attestationTypeId } from './attestation-types.projection';
-import { jqRuleProblem, schemaProblems } from './custom-evaluation';
+import { CustomEvaluator } from './custom-evaluation';
 
 const typeView = (doc: Doc) => {
   const { org, ...rest } = withoutInternals(doc);
@@ -38,6 +38,7 @@ export class AttestationTypesController {
     private readonly commands: CommandBus,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly history: ReadModelsAt,
+    private readonly custom: CustomEvaluator,
   ) {}
 
   @Post(':org')
@@ -48,14 +49,8 @@ export class AttestationTypesController {
     @Body() body: CreateAttestationTypeDto,
     @Req() req: AuthenticatedRequest,
   ) {
-    const errors: Record<string, string> = {};
-    const schemaError = schemaProblems(body.schema);
-    if (schemaError) errors.schema = schemaError;
     const rules = body.jq_rules ?? [];
-    for (const [i, rule] of rules.entries()) {
-      const problem = await jqRuleProblem(rule);
-      if (problem) errors[`jq_rules[${i}]`] = problem;
-    }
+    const errors = await this.custom.problems(org, body.schema, rules);
     if (Object.keys(errors).length) throw new ApiError(400, 'Input payload validation failed', errors);
     await this.commands.execute(
       new ChangeAttestationType(

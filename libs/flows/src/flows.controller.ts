@@ -2,7 +2,6 @@ import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nes
 import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
-import { parse as parseYaml } from 'yaml';
 import {
   AcceptsDataJson,
   ApiCreatedOrUpdated,
@@ -15,6 +14,8 @@ import {
   readUploadedPart,
   type UploadedPart,
   VALIDATION_FAILED,
+  parseBoundedYaml,
+  YamlRefusal,
 } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
@@ -108,12 +109,15 @@ async function withTemplateFile(dataJson: Record<string, unknown>, parts: Upload
   const file = parts.find((p) => p.field === 'template_file');
   if (!file)
     throw new ApiError(400, VALIDATION_FAILED, { template_file: 'send the template as template_file' });
-  const text = (await readUploadedPart(file)).toString('utf8');
+  const content = await readUploadedPart(file);
   let template: unknown;
   try {
-    template = parseYaml(text);
+    template = parseBoundedYaml(content);
   } catch (error) {
-    throw new ApiError(400, VALIDATION_FAILED, { template_file: `not YAML: ${(error as Error).message}` });
+    if (!(error instanceof YamlRefusal) || error.kind === 'syntax')
+      throw new ApiError(400, VALIDATION_FAILED, { template_file: `not YAML: ${(error as Error).message}` });
+    const message = error.status === 413 ? 'Template file too large' : VALIDATION_FAILED;
+    throw new ApiError(error.status, message, { template_file: `the template ${error.message}` });
   }
   if (template === null || typeof template !== 'object' || Array.isArray(template))
     throw new ApiError(400, VALIDATION_FAILED, { template_file: 'a template is a YAML mapping' });

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { TenantLimits, tenantLimitDefaults } from './tenant-limits';
+import { TenantProgramsConfig, tenantProgramsConfig } from './tenant-programs';
 
 /** `cli`: one-off commands; it neither projects nor waits for the read models. */
 export type Role = 'all' | 'api' | 'worker' | 'projector' | 'cli';
@@ -55,6 +56,8 @@ export interface Config {
   actions: ActionsConfig;
   /** Every organization's limits unless an operator overrides them (see tenant-limits.ts). */
   tenantLimits: TenantLimits;
+  /** Budgets of tenants' jq rules and JSON schemas (see tenant-programs.ts). */
+  tenantPrograms: TenantProgramsConfig;
 }
 
 /** Delivery of action notifications. */
@@ -121,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       breakerCooldownMs: Number(env.DES_ACTIONS_BREAKER_COOLDOWN_MS ?? 30_000),
     },
     tenantLimits: tenantLimitDefaults(env),
+    tenantPrograms: tenantProgramsConfig(env),
   };
 }
 

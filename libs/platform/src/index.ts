@@ -34,3 +34,5 @@ export * from './service-key';
 export * from './sealed-text';
 export * from './code-fingerprint';
 export * from './tenant-limits';
+export * from './bounded-yaml';
+export * from './tenant-programs';

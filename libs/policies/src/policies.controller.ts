@@ -10,6 +10,7 @@ import {
   ReadModelsAt,
   Requires,
   VALIDATION_FAILED,
+  YAML_LIMITS,
 } from '#des/platform';
 import { withoutInternals } from '#des/projections';
 import type { Doc, ReadStore } from '#des/read-store';
@@ -59,7 +60,11 @@ export class PoliciesController {
       required: ['payload'],
       properties: {
         payload: { type: 'string', description: 'JSON text: {name, description, comment, type: "env"}' },
-        'policy_file.0': { type: 'string', format: 'binary', description: 'the policy YAML (at most 10 MB)' },
+        'policy_file.0': {
+          type: 'string',
+          format: 'binary',
+          description: 'the policy YAML (at most 256 KiB)',
+        },
         policy_file: { type: 'string', description: 'the policy YAML as text, instead of the file' },
       },
     },
@@ -73,7 +78,7 @@ export class PoliciesController {
     const text = policyText(req);
     const errors = 'errors' in read ? { ...read.errors } : {};
     if (text === undefined) errors.policy_file = 'is required: the policy YAML in policy_file.0';
-    const policy = text === undefined ? undefined : readPolicy(text);
+    const policy = text === undefined ? undefined : readPolicy(text, YAML_LIMITS);
     if (policy && 'errors' in policy) Object.assign(errors, policy.errors);
     if (Object.keys(errors).length || !('payload' in read) || text === undefined)
       throw new ApiError(400, VALIDATION_FAILED, errors);

@@ -1,5 +1,5 @@
 import Ajv, { type ErrorObject } from 'ajv';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { ApiError, parseBoundedYaml, STORED_YAML, type YamlLimits, YamlRefusal } from '#des/platform';
 import { ExpressionError, parseExpression } from './policy-expression';
 
 /** An environment policy (DESIGN §10), as its YAML says it. */
@@ -122,16 +122,24 @@ function expressions(policy: EnvironmentPolicy): [string, string][] {
 }
 
 /**
- * The policy file, checked: valid YAML, the keys of DESIGN §10 and nothing
- * else, and every `if` a valid expression. Errors map a field path to what is wrong.
+ * The policy file, checked: valid YAML within `limits` (an upload passes
+ * YAML_LIMITS; a stored version is read as it was accepted), the keys of
+ * DESIGN §10 and nothing else, and every `if` a valid expression. Errors map a
+ * field path to what is wrong; a document over the size limit throws 413.
  */
-export function readPolicy(text: string): { policy: EnvironmentPolicy } | { errors: Record<string, string> } {
+export function readPolicy(
+  text: string,
+  limits: YamlLimits = STORED_YAML,
+): { policy: EnvironmentPolicy } | { errors: Record<string, string> } {
   let document: unknown;
   try {
-    document = parseYaml(text);
+    document = parseBoundedYaml(text, limits);
   } catch (error) {
-    const message = error instanceof YAMLParseError ? error.message.split('\n')[0] : String(error);
-    return { errors: { policy_file: `not valid YAML: ${message}` } };
+    if (!(error instanceof YamlRefusal))
+      return { errors: { policy_file: `not valid YAML: ${String(error)}` } };
+    if (error.status === 413) throw policyTooLarge(limits);
+    const said = error.kind === 'syntax' ? `not valid YAML: ${error.message}` : `the policy ${error.message}`;
+    return { errors: { policy_file: said } };
   }
   if (!validate(document)) return { errors: Object.fromEntries((validate.errors ?? []).map(describe)) };
   const errors: Record<string, string> = {};
@@ -144,6 +152,14 @@ export function readPolicy(text: string): { policy: EnvironmentPolicy } | { erro
     }
   }
   return Object.keys(errors).length ? { errors } : { policy: document };
+}
+
+/** 413 for a policy file over the YAML size limit, naming the field. */
+export function policyTooLarge(limits: YamlLimits): ApiError {
+  const kib = limits.maxBytes / 1024;
+  return new ApiError(413, `Policy file exceeds the ${kib} KiB limit`, {
+    policy_file: `a policy is a YAML document of at most ${kib} KiB`,
+  });
 }
 
 /** The controls a policy's attestation rules name (`for_control`); none when the text is not a valid policy. */

@@ -51,5 +51,19 @@ describe('policy expressions', () => {
     refused('${{ matches(flow.name, "(") }}', /invalid regular expression/);
     refused('${{ matches(flow.name, flow.name) }}', /string literal pattern/);
     refused('${{ flow.tags[flow.name] == "x" }}', /string in brackets/);
+    refused('${{ matches(flow.name, "(a)\\\\1") }}', /not a supported regular expression \(RE2 syntax/);
+    refused('${{ matches(flow.name, "x(?=y)") }}', /not a supported regular expression/);
+  });
+
+  it('matches on RE2: a pattern that backtracks exponentially in JavaScript answers at once', () => {
+    const name = `${'a'.repeat(40)}!`;
+    assert.equal(
+      holds('${{ matches(flow.name, "^(a+)+$") }}', { ...context, flow: { name, tags: {} } }),
+      false,
+    );
+    assert.equal(
+      holds('${{ matches(flow.name, "^(a+)+!$") }}', { ...context, flow: { name, tags: {} } }),
+      true,
+    );
   });
 });

@@ -1,11 +1,13 @@
 import jsep, { type Expression } from 'jsep';
+import RE2 from 're2';
 
 /**
  * The `if` expressions of environment policies: `${{ … }}` over `flow.name`,
  * `flow.tags.<key>`, `artifact.name` and `artifact.fingerprint`, with
  * `== != < > <= >=`, `and`, `or`, `not`, `in`, `exists(x)` and
  * `matches(x, "regex")`. Parsed by jsep into a syntax tree that is checked
- * here and evaluated by walking it: nothing is ever run as code.
+ * here and evaluated by walking it: nothing is ever run as code. Patterns run
+ * on RE2 (linear time: no backreferences or lookaround).
  */
 
 jsep.addBinaryOp('or', 1);
@@ -83,6 +85,13 @@ function check(node: Expression): void {
         } catch {
           throw new ExpressionError(`matches(): invalid regular expression ${JSON.stringify(pattern.value)}`);
         }
+        try {
+          patternFor(pattern.value);
+        } catch (error) {
+          throw new ExpressionError(
+            `matches(): ${JSON.stringify(pattern.value)} is not a supported regular expression (RE2 syntax: no backreferences or lookaround): ${(error as Error).message}`,
+          );
+        }
       }
       return;
     }
@@ -155,11 +164,25 @@ function evaluate(node: Expression, context: ExpressionContext): unknown {
     case 'CallExpression': {
       const [first, second] = (node.arguments as Expression[]).map((a) => evaluate(a, context));
       if ((node.callee as Expression).name === 'exists') return first !== undefined && first !== null;
-      return typeof first === 'string' && new RegExp(second as string).test(first);
+      return typeof first === 'string' && patternFor(second as string).test(first);
     }
     default:
       return undefined;
   }
+}
+
+const patterns = new Map<string, RE2>();
+const PATTERNS_KEPT = 256;
+
+/** The pattern compiled on RE2, kept for the next evaluation. */
+function patternFor(source: string): RE2 {
+  let pattern = patterns.get(source);
+  if (!pattern) {
+    pattern = new RE2(source);
+    if (patterns.size >= PATTERNS_KEPT) patterns.delete(patterns.keys().next().value!);
+    patterns.set(source, pattern);
+  }
+  return pattern;
 }
 
 function compare(op: string, left: unknown, right: unknown): boolean {

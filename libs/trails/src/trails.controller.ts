@@ -37,7 +37,7 @@ import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import type { FlowTemplate } from '#des/flows';
 import { FLOWS, flowId, flowStream } from '#des/flows';
 import { definedOnly, parseAttestation } from './attestation-types';
-import { ATTESTATION_TYPES_COLLECTION, attestationTypeId, evaluateCustom } from '#des/attestation-types';
+import { ATTESTATION_TYPES_COLLECTION, attestationTypeId, CustomEvaluator } from '#des/attestation-types';
 import { ChangeTrail } from './trail.commands';
 import { ATTESTATION_TYPES, AttachmentRef, AttestationType } from './trail.events';
 import { ArtifactView, trailAsShown, trailCompliance, TrailView } from './trail.view';
@@ -64,6 +64,7 @@ export class TrailsController {
     @Inject(EVENT_STORE) private readonly events: EventStore,
     private readonly attachments: AttachmentStore,
     private readonly timeline: TrailTimelineQuery,
+    private readonly customTypes: CustomEvaluator,
   ) {}
 
   /** A flow's trails and artifacts now, or (`at`) as its streams made them up to that instant. */
@@ -371,7 +372,8 @@ export class TrailsController {
         type_name: `'${typeName}' is archived and takes no new attestations`,
       });
     }
-    const verdict = await evaluateCustom(
+    const verdict = await this.customTypes.evaluate(
+      org,
       type.schema as Record<string, unknown>,
       type.jq_rules as string[],
       evidence.attestation_data,

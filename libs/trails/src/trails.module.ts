@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import type { ServiceFeature } from '#des/platform';
 import { TrailsController } from './trails.controller';
 import { TrailTimeMachineModule } from './trail-time-machine';
+import { CustomEvaluationModule } from '#des/attestation-types';
 import { PDF_RENDERER, PdfRendererHost } from './pdf-renderer.provider';
 import { trailsProjection } from './trails.projection';
 import { TrailTimelineQuery } from './trail-timeline.query';
 
 /** Trails, their artifacts and attestations, and the trail's audit PDF. */
 @Module({
-  imports: [TrailTimeMachineModule],
+  imports: [TrailTimeMachineModule, CustomEvaluationModule],
   controllers: [TrailsController],
   providers: [TrailTimelineQuery, PdfRendererHost, { provide: PDF_RENDERER, useExisting: PdfRendererHost }],
 })
