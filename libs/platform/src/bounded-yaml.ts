@@ -9,7 +9,7 @@ import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } f
 export interface YamlLimits {
   /** Bytes of the document's text (refused 413 past it). */
   maxBytes: number;
-  /** Nodes, counted from the text as an upper bound: line breaks, flow separators and `- `, `: `, `? ` indicators. */
+  /** Nodes: counted from the text before parsing as an upper bound (line breaks, flow separators, `- `, `: `, `? ` indicators), then exactly once parsed. */
   maxNodes: number;
   /** Flow collections (`[`, `{`) open inside one another. */
   maxDepth: number;
@@ -50,6 +50,7 @@ const NEWLINE = 10;
 const SPACE = 32;
 const TAB = 9;
 const COMMA = 44;
+const COLON = 58;
 const OPEN = new Set([91, 123]); // [ {
 const CLOSE = new Set([93, 125]); // ] }
 const INDICATORS = new Set([45, 58, 63]); // - : ?
@@ -66,6 +67,8 @@ function measure(text: string, limits: YamlLimits): YamlRefusal | undefined {
       if (++depth > limits.maxDepth)
         return new YamlRefusal('limit', 400, `nests more than ${limits.maxDepth} flow collections`);
     } else if (CLOSE.has(c)) depth = Math.max(0, depth - 1);
+    else if (c === COLON && depth > 0)
+      nodes += 2; // in flow, `"k":v` needs no space, and `[k: v]` is a mapping of its own
     else if (INDICATORS.has(c)) {
       const next = text.charCodeAt(i + 1);
       if (next === SPACE || next === TAB || next === NEWLINE || Number.isNaN(next)) nodes++;
@@ -101,7 +104,13 @@ export function parseBoundedYaml(source: string | Buffer, limits: YamlLimits = Y
   }
   const [error] = document.errors;
   if (error) throw new YamlRefusal('syntax', 400, error.message.split('\n')[0]);
-  const repeated = repeatedKey(document.contents);
+  const { repeated, nodes, aliases } = walk(document.contents);
+  if (nodes > limits.maxNodes)
+    throw new YamlRefusal('limit', 400, `has more than ${limits.maxNodes} nodes (lines, items and keys)`);
+  // The parser finds each alias's anchor by walking the document (quadratic in aliases): a new
+  // document's aliases are counted in all; stored versions keep the parser's count per anchor.
+  if (Number.isFinite(limits.maxNodes) && aliases > limits.maxAliases)
+    throw new YamlRefusal('limit', 400, `resolves more than ${limits.maxAliases} aliases`);
   if (repeated) {
     const { line, col } = lines.linePos(repeated.offset);
     throw new YamlRefusal(
@@ -123,24 +132,43 @@ function nestedTooDeeply(error: unknown): unknown {
   return error instanceof RangeError ? new YamlRefusal('limit', 400, 'nests too deeply') : error;
 }
 
-/** The first scalar key repeated in a mapping, walked without recursion. */
-function repeatedKey(root: unknown): { key: string; offset: number } | undefined {
+/**
+ * The document's nodes as parsed (the count from the text bounds the parser's
+ * work; this one is exact) and the first scalar key repeated in a mapping,
+ * walked without recursion.
+ */
+function walk(root: unknown): { nodes: number; aliases: number; repeated?: { key: string; offset: number } } {
   const pending: unknown[] = [root];
+  let nodes = 0;
+  let aliases = 0;
   while (pending.length) {
     const node = pending.pop();
     if (isMap(node)) {
+      nodes++;
       const seen = new Set<string>();
       for (const pair of node.items) {
         if (isScalar(pair.key)) {
+          nodes++;
           const id = `${typeof pair.key.value}:${String(pair.key.value)}`;
-          if (seen.has(id)) return { key: String(pair.key.value), offset: pair.key.range?.[0] ?? 0 };
+          if (seen.has(id))
+            return {
+              nodes,
+              aliases,
+              repeated: { key: String(pair.key.value), offset: pair.key.range?.[0] ?? 0 },
+            };
           seen.add(id);
         } else pending.push(pair.key);
         pending.push(pair.value);
       }
-    } else if (isSeq(node)) pending.push(...node.items);
-    else if (isPair(node)) pending.push(node.key, node.value);
-    else if (isAlias(node)) continue;
+    } else if (isSeq(node)) {
+      nodes++;
+      pending.push(...node.items);
+    } else if (isPair(node)) pending.push(node.key, node.value);
+    else if (isScalar(node)) nodes++;
+    else if (isAlias(node)) {
+      nodes++;
+      aliases++;
+    }
   }
-  return undefined;
+  return { nodes, aliases };
 }
