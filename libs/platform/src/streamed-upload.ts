@@ -85,14 +85,17 @@ export class StreamedToDisk implements multer.StorageEngine {
     let size = 0;
     const counted = new Transform({
       transform(chunk: Buffer, _encoding, done) {
+        let wait: number;
         try {
-          uploads.ticket.take(chunk.length);
+          wait = uploads.ticket.take(chunk.length);
         } catch (refusal) {
           return done(refusal as Error);
         }
         hash.update(chunk);
         size += chunk.length;
-        done(null, chunk);
+        // Over the organization's upload rate: read on later (the sender is slowed by back-pressure).
+        if (wait > 0) setTimeout(() => done(null, chunk), wait);
+        else done(null, chunk);
       },
     });
     pipeline(file.stream, counted, createWriteStream(path, { flags: 'wx', flush: true }), (error) => {

@@ -19,6 +19,8 @@ export interface TenantLimits {
   uploadRequestBytes: number;
   /** Uploading requests the organization may have in flight at once (refused 429 past it). */
   concurrentUploads: number;
+  /** Bytes per second the organization's uploads are read at, in all (paced, never refused). */
+  uploadBytesPerSecond: number;
   /** Notification deliveries of the organization running at once, in each worker process. */
   deliveryConcurrency: number;
   /** Evaluations of the organization running at once, in each worker process. */
@@ -34,6 +36,7 @@ export const TENANT_LIMIT_NAMES = [
   'writeBurst',
   'uploadRequestBytes',
   'concurrentUploads',
+  'uploadBytesPerSecond',
   'deliveryConcurrency',
   'evaluationConcurrency',
   'pendingEvaluations',
@@ -49,6 +52,7 @@ export const TENANT_LIMIT_DEFAULTS: Record<keyof TenantLimits, { env: string; va
   writeBurst: { env: 'DES_ORG_WRITE_BURST', value: 400 },
   uploadRequestBytes: { env: 'DES_UPLOAD_REQUEST_BYTES', value: 25 * MiB },
   concurrentUploads: { env: 'DES_ORG_CONCURRENT_UPLOADS', value: 4 },
+  uploadBytesPerSecond: { env: 'DES_ORG_UPLOAD_BYTES_PER_SECOND', value: 32 * MiB },
   deliveryConcurrency: { env: 'DES_ORG_DELIVERY_CONCURRENCY', value: 4 },
   evaluationConcurrency: { env: 'DES_ORG_EVALUATION_CONCURRENCY', value: 1 },
   pendingEvaluations: { env: 'DES_ORG_PENDING_EVALUATIONS', value: 20 },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from './api-error';
 import { TenantLimits, tenantLimitDefaults } from './tenant-limits';
-import { UploadAdmission } from './upload-admission';
+import { UploadAdmission, UploadLedger } from './upload-admission';
 
 const admission = (limits: Partial<TenantLimits>, storedAttachmentBytes = 0) =>
   new UploadAdmission(
@@ -78,5 +78,22 @@ describe('UploadAdmission', () => {
     );
     const tickets = await Promise.all(Array.from({ length: 50 }, () => unlimited.admit('a', true)));
     tickets[0].take(10 ** 12);
+  });
+});
+
+describe('UploadLedger.pace', () => {
+  it("lets an organization's uploads through at its rate after a one-second burst, each organization on its own", () => {
+    const ledger = new UploadLedger();
+    const t0 = 1_000_000;
+    // 100 bytes/s: the first second's worth passes at once, then each 100 bytes waits a second more.
+    assert.equal(ledger.pace('a', 100, 100, t0), 0);
+    assert.equal(ledger.pace('a', 100, 100, t0), 1000);
+    assert.equal(ledger.pace('a', 50, 100, t0), 1500);
+    // Another organization is not slowed by the first one's bytes.
+    assert.equal(ledger.pace('b', 100, 100, t0), 0);
+    // Time that passed pays for the bytes sent meanwhile.
+    assert.equal(ledger.pace('a', 100, 100, t0 + 2500), 0);
+    // 0: unpaced.
+    assert.equal(ledger.pace('c', 10 ** 12, 0, t0), 0);
   });
 });

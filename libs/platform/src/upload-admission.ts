@@ -31,6 +31,8 @@ interface OrgInFlight {
  */
 export class UploadLedger {
   private readonly orgs = new Map<string, OrgInFlight>();
+  /** When each organization's uploads have been given all the bytes their rate allows (ms). */
+  private readonly paidUntil = new Map<string, number>();
 
   of(org: string): OrgInFlight {
     return this.orgs.get(org) ?? { uploads: 0, bytes: 0 };
@@ -50,6 +52,21 @@ export class UploadLedger {
     if (now.bytes + bytes > room) return false;
     this.orgs.set(org, { ...now, bytes: now.bytes + bytes });
     return true;
+  }
+
+  /**
+   * Paces an organization's uploads to `bytesPerSecond` in all (0: unpaced):
+   * how long to wait before reading on after `bytes`, beyond a one-second
+   * burst. Reading slower makes the sender slow down (TCP back-pressure), so
+   * one tenant's uploads take a bounded share of the process's time.
+   */
+  pace(org: string, bytes: number, bytesPerSecond: number, now = Date.now()): number {
+    if (bytesPerSecond <= 0) return 0;
+    const paid = Math.max(now, this.paidUntil.get(org) ?? now) + (bytes / bytesPerSecond) * 1000;
+    this.paidUntil.set(org, paid);
+    if (this.paidUntil.size > 10_000)
+      for (const [other, until] of this.paidUntil) if (until < now) this.paidUntil.delete(other);
+    return Math.max(0, paid - now - 1000);
   }
 
   /** An upload ended: its count (when it was counted) and bytes go. */
@@ -78,6 +95,7 @@ export class UploadTicket {
     private readonly counted: boolean,
     private readonly requestLimit: number,
     private readonly quota: { limit: number; room: number },
+    private readonly bytesPerSecond = 0,
   ) {}
 
   /** Bytes taken so far by this request (and held against the quota). */
@@ -85,8 +103,11 @@ export class UploadTicket {
     return this.taken;
   }
 
-  /** Counts `bytes` more, or throws the refusal (413 past the request's cap, 507 past the quota). */
-  take(bytes: number): void {
+  /**
+   * Counts `bytes` more, or throws the refusal (413 past the request's cap,
+   * 507 past the quota); answers how long (ms) to wait before reading on.
+   */
+  take(bytes: number): number {
     if (this.released) throw new Error('upload ticket used after its request ended');
     if (this.refusal) throw this.refusal;
     if (this.requestLimit > 0 && this.taken + bytes > this.requestLimit)
@@ -94,6 +115,7 @@ export class UploadTicket {
     if (!this.ledger.hold(this.org, bytes, this.quota.room))
       this.refuse(quotaExceeded('attachmentBytes', this.quota.limit));
     this.taken += bytes;
+    return this.ledger.pace(this.org, bytes, this.bytesPerSecond);
   }
 
   /** A refused request keeps none of its files: what it held is room again for the others at once. */
@@ -143,10 +165,17 @@ export class UploadAdmission {
       );
     }
     const room = roomUnder(limits.attachmentBytes, usage.attachmentBytes);
-    return new UploadTicket(this.ledger, org, counted, limits.uploadRequestBytes, {
-      limit: limits.attachmentBytes,
-      room,
-    });
+    return new UploadTicket(
+      this.ledger,
+      org,
+      counted,
+      limits.uploadRequestBytes,
+      {
+        limit: limits.attachmentBytes,
+        room,
+      },
+      limits.uploadBytesPerSecond,
+    );
   }
 
   /** What the organization's uploads hold in this process now (for tests and metrics). */
