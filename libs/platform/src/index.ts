@@ -32,3 +32,6 @@ export * from './service-key';
 export * from './sealed-text';
 export * from './code-fingerprint';
 export * from './tenant-limits';
+export * from './tenant-sources';
+export * from './token-buckets';
+export * from './event-log-quota';
