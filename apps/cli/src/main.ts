@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '#des/platform';
 import { createKey, createOrganization, parseFeatures } from './accounts';
+import { LIMIT_FLAGS, orgLimits, parseLimitFlags } from './limits';
 import { rebuild } from './rebuild';
 import { redeliver } from './actions';
 import { verify } from './verify';
@@ -10,6 +11,10 @@ const USAGE = `usage: npm run cli -- <command>
 commands:
   org create <org> [--features evaluations,controls] [--max-users N]
              create an organization with an 'admin' service account; prints its API key once
+  org limits <org> [--writes-per-second N] [--event-log-bytes N] … [--reset <limit|all>]
+             print the organization's effective limits and which are overridden; with flags
+             (one per limit, 0: unlimited) set overrides, --reset (repeatable) removes them
+             limits: ${Object.keys(LIMIT_FLAGS).join(', ')}
   key create <org> <account> [--description TEXT]
              mint a new API key for an existing service account; prints it once
   rebuild    drop every read model and replay the event log into it (progress bar)
@@ -29,6 +34,8 @@ async function main(argv: string[]): Promise<number> {
       'max-users': { type: 'string', default: '100' },
       description: { type: 'string', default: 'Created with the CLI' },
       help: { type: 'boolean' },
+      reset: { type: 'string', multiple: true },
+      ...LIMIT_FLAGS,
     },
   });
   const [command, sub, ...rest] = positionals;
@@ -47,6 +54,10 @@ async function main(argv: string[]): Promise<number> {
       parseFeatures(values.features),
       Number(values['max-users']),
     );
+    return 0;
+  }
+  if (command === 'org' && sub === 'limits' && rest.length === 1) {
+    await orgLimits(loadConfig(), rest[0], parseLimitFlags(values, values.reset ?? []));
     return 0;
   }
   if (command === 'key' && sub === 'create' && rest.length === 2) {

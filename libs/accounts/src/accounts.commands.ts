@@ -5,7 +5,13 @@ import { microsToSeconds } from '#des/event-store';
 import { CommandExecutor, DomainError, stableId } from '#des/platform';
 import { apiKeysDecider, apiKeysStream } from './api-keys.decider';
 import { hashApiKey, newApiKey } from './api-key-secret';
-import { Feature, organizationDecider, organizationStream } from './organization.decider';
+import {
+  Feature,
+  LimitName,
+  LimitOverrides,
+  organizationDecider,
+  organizationStream,
+} from './organization.decider';
 import type { Privilege } from '#des/platform';
 
 /** Who asks: recorded as the events' actor. */
@@ -73,6 +79,18 @@ export class RevokeApiKey extends Command<void> {
     readonly org: string,
     readonly account: string,
     readonly id: string,
+    readonly actor: Actor,
+  ) {
+    super();
+  }
+}
+
+/** An operator's change to an organization's limits: some set, some reset to the default (or `all`). */
+export class SetOrganizationLimits extends Command<LimitOverrides> {
+  constructor(
+    readonly org: string,
+    readonly set: LimitOverrides,
+    readonly reset: LimitName[] | 'all',
     readonly actor: Actor,
   ) {
     super();
@@ -180,6 +198,22 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey> {
   }
 }
 
+@CommandHandler(SetOrganizationLimits)
+export class SetOrganizationLimitsHandler implements ICommandHandler<SetOrganizationLimits> {
+  constructor(private readonly executor: CommandExecutor) {}
+
+  /** The overrides after the change. Recorded in the log: every process's projection picks it up. */
+  async execute(c: SetOrganizationLimits): Promise<LimitOverrides> {
+    const done = await this.executor.execute(
+      organizationStream(c.org),
+      organizationDecider,
+      { kind: 'set_limits', set: c.set, reset: c.reset },
+      metadata(c.org, c.actor),
+    );
+    return done.state.limits;
+  }
+}
+
 /** Accounts are never deleted, so checking the organization's stream first is safe. */
 async function requireAccount(executor: CommandExecutor, org: string, account: string): Promise<void> {
   const { state } = await executor.load(organizationStream(org), organizationDecider);
@@ -191,4 +225,5 @@ export const accountCommandHandlers = [
   CreateServiceAccountHandler,
   CreateApiKeyHandler,
   RevokeApiKeyHandler,
+  SetOrganizationLimitsHandler,
 ];

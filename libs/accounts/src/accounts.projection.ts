@@ -34,6 +34,8 @@ export const accountsProjection: Projection = {
             update: { $set: { name: d.name, features: d.features, max_users: d.max_users, created_at: at } },
           },
         ];
+      case 'organization_limits_set':
+        return [{ collection: ORGANIZATIONS, id: org, update: { $set: { limits: d.limits } } }];
       case 'service_account_created':
         return [
           {

@@ -58,6 +58,47 @@ describe('organization decider', () => {
   });
 });
 
+describe('organization limits', () => {
+  const limitsSet = (limits: Record<string, number>): OrganizationEvent => ({
+    type: 'organization_limits_set',
+    data: { limits },
+  });
+  const setLimits = (set: Record<string, number>, reset: Extract<OrganizationCommand, { kind: 'set_limits' }>['reset'] = []) =>
+    ({ kind: 'set_limits', set, reset }) as OrganizationCommand;
+
+  it('records the whole set of overrides after each change', () => {
+    organization
+      .given(created)
+      .when(setLimits({ writesPerSecond: 50, eventLogBytes: 0 }))
+      .then([limitsSet({ eventLogBytes: 0, writesPerSecond: 50 })]);
+    organization
+      .given(created, limitsSet({ eventLogBytes: 0, writesPerSecond: 50 }))
+      .when(setLimits({ writeBurst: 100 }, ['eventLogBytes']))
+      .then([limitsSet({ writesPerSecond: 50, writeBurst: 100 })]);
+    organization
+      .given(created, limitsSet({ eventLogBytes: 0, writesPerSecond: 50 }))
+      .when(setLimits({}, 'all'))
+      .then([limitsSet({})]);
+  });
+
+  it('records nothing when nothing changes', () => {
+    organization
+      .given(created, limitsSet({ writesPerSecond: 50 }))
+      .when(setLimits({ writesPerSecond: 50 }, ['writeBurst']))
+      .then([]);
+    organization.given(created).when(setLimits({}, 'all')).then([]);
+  });
+
+  it('refuses unknown limits, values that are not whole numbers ≥ 0, and an unknown organization', () => {
+    const refusal = organization
+      .given(created)
+      .when(setLimits({ writesPerSecond: -1, eventLogBytes: 1.5, speed: 3 }, ['colour' as never]))
+      .thenError(400, 'Invalid organization limits');
+    assert.deepEqual(Object.keys(refusal.errors ?? {}).sort(), ['colour', 'eventLogBytes', 'speed', 'writesPerSecond']);
+    organization.given().when(setLimits({ writesPerSecond: 1 })).thenError(404, 'Organization not found');
+  });
+});
+
 describe('api keys decider', () => {
   const keyCreated: ApiKeyEvent = {
     type: 'api_key_created',

@@ -6,3 +6,6 @@ export * from './api-key-secret';
 export * from './organization.decider';
 export * from './organization-bootstrap';
 export * from './beta-features';
+export * from './tenant-accounting';
+export * from './tenant-usage.projection';
+export * from './write-rate.guard';

@@ -1,17 +1,23 @@
-import type { Decider, DomainEvent, Privilege } from '#des/platform';
-import { DomainError } from '#des/platform';
+import type { Decider, DomainEvent, Privilege, TenantLimits } from '#des/platform';
+import { DomainError, TENANT_LIMIT_NAMES } from '#des/platform';
 
 export const FEATURES = ['evaluations', 'controls'] as const;
 export type Feature = (typeof FEATURES)[number];
 
 export const organizationStream = (org: string) => `organization-${org}`;
 
+/** An organization's own limits, each over its configured default; a limit absent is the default, 0 unlimited. */
+export type LimitOverrides = Partial<TenantLimits>;
+export type LimitName = keyof TenantLimits;
+
 export type OrganizationEvent =
   | DomainEvent<'organization_created', { name: string; features: Feature[]; max_users: number }>
   | DomainEvent<
       'service_account_created',
       { name: string; description: string; privilege: Privilege; creating_user_id: string }
-    >;
+    >
+  /** The organization's overrides after the change (the whole set: one absent was reset). */
+  | DomainEvent<'organization_limits_set', { limits: LimitOverrides }>;
 
 export type OrganizationCommand =
   | { kind: 'create_organization'; name: string; features: Feature[]; maxUsers: number }
@@ -21,7 +27,9 @@ export type OrganizationCommand =
       description: string;
       privilege: Privilege;
       createdBy: string;
-    };
+    }
+  /** Sets some overrides and resets others to the default (`reset` names them, or `all`). */
+  | { kind: 'set_limits'; set: LimitOverrides; reset: LimitName[] | 'all' };
 
 export interface OrganizationState {
   exists: boolean;
@@ -29,6 +37,7 @@ export interface OrganizationState {
   features: Feature[];
   maxUsers: number;
   accounts: Record<string, { privilege: Privilege }>;
+  limits: LimitOverrides;
 }
 
 /**
@@ -36,7 +45,7 @@ export interface OrganizationState {
  * stream, so the maximum number of users is enforced by one aggregate.
  */
 export const organizationDecider: Decider<OrganizationCommand, OrganizationState, OrganizationEvent> = {
-  initialState: { exists: false, name: '', features: [], maxUsers: 0, accounts: {} },
+  initialState: { exists: false, name: '', features: [], maxUsers: 0, accounts: {}, limits: {} },
 
   evolve(state, event) {
     switch (event.type) {
@@ -53,6 +62,8 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationState
           ...state,
           accounts: { ...state.accounts, [event.data.name]: { privilege: event.data.privilege } },
         };
+      case 'organization_limits_set':
+        return { ...state, limits: event.data.limits };
     }
   },
 
@@ -83,6 +94,41 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationState
             },
           },
         ];
+      case 'set_limits': {
+        if (!state.exists) throw new DomainError(404, 'Organization not found');
+        const limits = changedOverrides(state.limits, command.set, command.reset);
+        if (sameOverrides(limits, state.limits)) return [];
+        return [{ type: 'organization_limits_set', data: { limits } }];
+      }
     }
   },
 };
+
+/** The overrides after resetting `reset` and setting `set`; each limit a whole number ≥ 0. */
+function changedOverrides(current: LimitOverrides, set: LimitOverrides, reset: LimitName[] | 'all'): LimitOverrides {
+  const errors: Record<string, string> = {};
+  for (const name of [...Object.keys(set), ...(reset === 'all' ? [] : reset)]) {
+    if (!(TENANT_LIMIT_NAMES as readonly string[]).includes(name)) errors[name] = 'unknown limit';
+  }
+  for (const [name, value] of Object.entries(set)) {
+    if (!Number.isSafeInteger(value) || value < 0) errors[name] = 'must be a whole number ≥ 0 (0: unlimited)';
+  }
+  if (Object.keys(errors).length) throw new DomainError(400, 'Invalid organization limits', errors);
+  const kept = reset === 'all' ? {} : omit(current, reset);
+  const limits: LimitOverrides = {};
+  // In the order of TENANT_LIMIT_NAMES, so equal sets are equal events.
+  for (const name of TENANT_LIMIT_NAMES) {
+    const value = set[name] ?? kept[name];
+    if (value !== undefined) limits[name] = value;
+  }
+  return limits;
+}
+
+function omit(limits: LimitOverrides, names: LimitName[]): LimitOverrides {
+  return Object.fromEntries(Object.entries(limits).filter(([name]) => !names.includes(name as LimitName)));
+}
+
+function sameOverrides(a: LimitOverrides, b: LimitOverrides): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as LimitName[]);
+  return [...keys].every((k) => a[k] === b[k]);
+}

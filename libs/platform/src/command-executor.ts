@@ -1,10 +1,18 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { EventMetadata, EventStore, WrongExpectedRevisionError, nowMicros } from '#des/event-store';
+import {
+  appendSize,
+  EventMetadata,
+  EventStore,
+  EventToAppend,
+  WrongExpectedRevisionError,
+  nowMicros,
+} from '#des/event-store';
 import type { ProjectionProgress } from '#des/projections';
 import { DomainError } from './domain-error';
 import type { Config } from './config';
 import { Decider, DomainEvent } from './decider';
+import { EventLogQuota } from './event-log-quota';
 import { AttemptTag, IdempotentAttempt, idempotentAttempts } from './idempotent-attempt';
 import { Metrics } from './metrics';
 import { CONFIG, EVENT_STORE, PROJECTION_PROGRESS } from './tokens';
@@ -47,6 +55,7 @@ export class CommandExecutor {
     @Inject(PROJECTION_PROGRESS) private readonly progress: ProjectionProgress,
     @Inject(CONFIG) private readonly config: Config,
     private readonly metrics: Metrics,
+    private readonly quota: EventLogQuota,
   ) {}
 
   /**
@@ -117,12 +126,10 @@ export class CommandExecutor {
       const now = nowMicros();
       const decided = decider.decide(command, state, { now, newId: randomUUID });
       if (decided.length === 0) return { state, events: [], position: null, recordedAt: null };
+      const toAppend = decided.map((e) => ({ id: randomUUID(), type: e.type, data: { ...e.data }, metadata }));
+      const release = await this.reserveQuota(toAppend, options);
       try {
-        const appended = await this.events.append(
-          stream,
-          decided.map((e) => ({ id: randomUUID(), type: e.type, data: { ...e.data }, metadata })),
-          revision < 0 ? 'no_stream' : revision,
-        );
+        const appended = await this.events.append(stream, toAppend, revision < 0 ? 'no_stream' : revision);
         for (const e of decided) this.metrics.eventsAppended.inc({ type: e.type });
         if (options.awaitReadModels ?? true) await this.awaitReadModels(appended.position);
         const next = decided.reduce((s, e) => decider.evolve(s, e, appended.recordedAt), state);
@@ -133,9 +140,23 @@ export class CommandExecutor {
         this.metrics.appendConflicts.inc();
         // Jittered back-off so racing writers spread out instead of colliding again.
         await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+      } finally {
+        release();
       }
     }
     throw new DomainError(409, 'The resource was changed concurrently; retry the request.');
+  }
+
+  /**
+   * A tenant's write is held to its organization's event-log quota (507 past
+   * it, nothing appended). The service's own writes (reactions, workers, the
+   * CLI: actor `system`) and a request's bookkeeping (`standalone`) are not:
+   * refusing them would stall the projector or strand a request half-settled.
+   */
+  private reserveQuota(events: EventToAppend[], options: ExecuteOptions): Promise<() => void> {
+    const { org, actor } = events[0].metadata;
+    if (!org || actor?.kind === 'system' || options.standalone) return Promise.resolve(() => undefined);
+    return this.quota.reserve(org, appendSize(events));
   }
 
   /**

@@ -36,3 +36,6 @@ export * from './code-fingerprint';
 export * from './tenant-limits';
 export * from './bounded-yaml';
 export * from './tenant-programs';
+export * from './tenant-sources';
+export * from './token-buckets';
+export * from './event-log-quota';

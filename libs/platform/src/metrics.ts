@@ -85,6 +85,38 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Every organization's usage, read at each scrape; the feature that counts
+   * usage from the log sets it (nothing is reported until then).
+   */
+  tenantUsageReport: () => Promise<{ org: string; eventLogBytes: number; attachmentBytes: number }[]> =
+    async () => [];
+  readonly tenantEventLogBytes = new Gauge({
+    name: 'des_tenant_event_log_bytes',
+    help: "Bytes of an organization's events in the log (counted against DES_ORG_EVENT_LOG_BYTES)",
+    labelNames: ['org'],
+    registers: [this.registry],
+    collect: async () => {
+      for (const u of await this.tenantUsageReport()) this.tenantEventLogBytes.set({ org: u.org }, u.eventLogBytes);
+    },
+  });
+  readonly tenantAttachmentBytes = new Gauge({
+    name: 'des_tenant_attachment_bytes',
+    help: "Bytes of the attachment files an organization's attestations name (counted against DES_ORG_ATTACHMENT_BYTES)",
+    labelNames: ['org'],
+    registers: [this.registry],
+    collect: async () => {
+      for (const u of await this.tenantUsageReport())
+        this.tenantAttachmentBytes.set({ org: u.org }, u.attachmentBytes);
+    },
+  });
+  readonly tenantRefusals = new Counter({
+    name: 'des_tenant_refusals_total',
+    help: "Requests refused for an organization's limit, by organization and limit (eventLogBytes, writesPerSecond, ...)",
+    labelNames: ['org', 'limit'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'des_' });
   }

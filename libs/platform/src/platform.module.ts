@@ -14,7 +14,9 @@ import { HealthController } from './health.controller';
 import { Metrics } from './metrics';
 import { PROJECTIONS, PlatformRuntime, REACTIONS } from './platform-runtime';
 import { CONFIG, EVENT_STORE, JOBS, PROJECTION_PROGRESS, READ_STORE, ROLE } from './tokens';
-import { TENANT_LIMITS, TENANT_USAGE, TenantLimitsSource, TenantUsageSource } from './tenant-limits';
+import { TENANT_LIMITS, TENANT_USAGE } from './tenant-limits';
+import { TenantSources } from './tenant-sources';
+import { EventLogQuota } from './event-log-quota';
 
 const ENGINES = Symbol('ENGINES');
 type Engines = Awaited<ReturnType<typeof openEngines>>;
@@ -61,16 +63,11 @@ export class PlatformModule {
         AttachmentStore,
         UploadAdmission,
         ServiceKey,
-        // The configured defaults for every organization; the accounts feature overrides this with per-organization limits.
-        {
-          provide: TENANT_LIMITS,
-          useValue: { limitsFor: async () => options.config.tenantLimits } satisfies TenantLimitsSource,
-        },
-        // Nothing counted until the accounts feature provides the usage read from the log.
-        {
-          provide: TENANT_USAGE,
-          useValue: { usageOf: async () => ({ eventLogBytes: 0, attachmentBytes: 0 }) } satisfies TenantUsageSource,
-        },
+        // The configured defaults and nothing counted, until the accounts feature plugs in what it keeps per organization.
+        TenantSources,
+        { provide: TENANT_LIMITS, useExisting: TenantSources },
+        { provide: TENANT_USAGE, useExisting: TenantSources },
+        EventLogQuota,
       ],
       exports: [
         CONFIG,
@@ -88,6 +85,8 @@ export class PlatformModule {
         ServiceKey,
         TENANT_LIMITS,
         TENANT_USAGE,
+        TenantSources,
+        EventLogQuota,
       ],
     };
   }

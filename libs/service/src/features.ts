@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { Config, QueueConsumer, ServiceFeature } from '#des/platform';
 import { Projection, Reaction, streamStatsProjection } from '#des/projections';
-import { accountsFeature } from '#des/accounts';
+import { accountsFeature, TenantAccountingModule } from '#des/accounts';
 import { idempotencyFeature } from '#des/idempotency';
 import { environmentsFeature } from '#des/environments';
 import { flowsFeature } from '#des/flows';
@@ -48,6 +48,8 @@ export const allReactions = (config: Config): Reaction[] =>
 export const allQueueConsumers: Type<QueueConsumer>[] = features.flatMap((f) => f.queueConsumers ?? []);
 
 /** The feature modules that provide the queue consumers (what a worker process loads). */
-export const workerFeatureModules: Type[] = features
-  .filter((f) => f.queueConsumers?.length)
-  .map((f) => f.module);
+export const workerFeatureModules: Type[] = [
+  // Workers schedule each organization's jobs by its own limits, not only the defaults.
+  TenantAccountingModule,
+  ...features.filter((f) => f.queueConsumers?.length).map((f) => f.module),
+];
