@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { EventTooLargeError } from '#des/event-store';
-import { MAX_JSON_DEPTH, TOO_DEEP } from '#des/platform';
+import { ApiError, MAX_JSON_DEPTH, TOO_DEEP, VALIDATION_FAILED } from '#des/platform';
+import { MAX_REPORT_PODS } from './k8s-report';
 import { environmentStream } from './environment.decider';
 import { SnapshotSizeScan } from './k8s-report-size';
 
@@ -41,6 +42,11 @@ export const refuseUnrecordableReport =
       scan.write(text);
     }
     if (scan.deepest > MAX_JSON_DEPTH) throw new Error(TOO_DEEP);
+    // More pods than a report may hold is the validation's refusal (400), as before this scan.
+    if (scan.separators >= MAX_REPORT_PODS)
+      throw new ApiError(400, VALIDATION_FAILED, {
+        artifacts: `must NOT have more than ${MAX_REPORT_PODS} items`,
+      });
     if (scan.total <= maxAppendSize) return;
     const { org, env } = req.params as { org?: string; env?: string };
     throw new EventTooLargeError(environmentStream(org ?? '', env ?? ''), undefined, maxAppendSize);

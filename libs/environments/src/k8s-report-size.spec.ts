@@ -100,6 +100,17 @@ describe('snapshotBytesAtLeast', () => {
     );
   });
 
+  it("counts the separators between `artifacts` items only (not those of a pod's own arrays or other keys)", () => {
+    const scan = new SnapshotSizeScan();
+    scan.write(
+      text({ other: [1, 2, 3], artifacts: [{ podName: 'a', owners: [1, 2] }, 'x', 3, [4, 5], { namespace: ',' }] }),
+    );
+    assert.equal(scan.separators, 4);
+    const empty = new SnapshotSizeScan();
+    empty.write(text({ artifacts: [] }));
+    assert.equal(empty.separators, 0);
+  });
+
   it('measures nesting as the general body check does (strings skipped)', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 8 }), (value) => {

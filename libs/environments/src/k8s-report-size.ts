@@ -49,6 +49,8 @@ const LONGEST_NAME = 9;
 export class SnapshotSizeScan {
   /** The lower bound so far. */
   total = 0;
+  /** Separators between `artifacts` items so far (the items are one more, when there are any). */
+  separators = 0;
   // Open containers: true for an object. Depth 1 the report, 2 `artifacts`, 3 a pod.
   private readonly objects: boolean[] = [];
   private afterColon = false;
@@ -90,6 +92,7 @@ export class SnapshotSizeScan {
         if (depth === 1 && byte === OPEN_ARRAY && this.keyAt1) {
           this.inArtifacts = true;
           this.total = 0;
+          this.separators = 0;
         }
         if (depth === 2 && this.inArtifacts && byte === OPEN_OBJECT) {
           this.pod = { podName: 1, namespace: 1 };
@@ -103,7 +106,10 @@ export class SnapshotSizeScan {
           this.total += POD_ENTRY_OVERHEAD + this.pod.podName + this.pod.namespace + 1;
         if (depth === 2) this.inArtifacts = false;
       } else if (byte === COLON) this.afterColon = true;
-      else if (byte === COMMA) this.afterColon = false;
+      else if (byte === COMMA) {
+        this.afterColon = false;
+        if (depth === 2 && this.inArtifacts) this.separators++;
+      }
     }
   }
 

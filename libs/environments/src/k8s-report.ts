@@ -42,6 +42,9 @@ export interface RunningArtifact {
 
 const DIGEST = '^(?:[^\\s]*@)?(?:sha256:)?[0-9a-f]{64}$';
 
+/** Pods one report may list. */
+export const MAX_REPORT_PODS = 20_000;
+
 /** A K8S report's body: the validator's schema, and the OpenAPI document's. */
 export const K8S_REPORT_SCHEMA = {
   type: 'object',
@@ -50,7 +53,7 @@ export const K8S_REPORT_SCHEMA = {
   properties: {
     artifacts: {
       type: 'array',
-      maxItems: 20_000,
+      maxItems: MAX_REPORT_PODS,
       items: {
         type: 'object',
         required: ['creationTimestamp', 'digests', 'namespace', 'podName'],

@@ -66,7 +66,9 @@ function bodyParserErrors(error: unknown, _req: Request, _res: Response, next: N
   const type = (error as { type?: string } | null)?.type;
   if (type === 'entity.verify.failed')
     return next(
-      error instanceof EventTooLargeError ? error : new ApiError(400, VALIDATION_FAILED, { body: TOO_DEEP }),
+      error instanceof EventTooLargeError || error instanceof ApiError
+        ? error
+        : new ApiError(400, VALIDATION_FAILED, { body: TOO_DEEP }),
     );
   if (type === 'entity.parse.failed')
     return next(new ApiError(400, VALIDATION_FAILED, { body: 'Malformed JSON' }));
