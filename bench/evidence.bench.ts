@@ -13,7 +13,12 @@ const rssMb = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
 
 runBenchmark('evidence', results, async () => {
   const app = await createHttpApp({
-    config: loadConfig({ DES_DATA_DIR: mkdtempSync(join(tmpdir(), 'des-bench-ev-')), LOG_LEVEL: 'silent' }),
+    config: loadConfig({
+      DES_DATA_DIR: mkdtempSync(join(tmpdir(), 'des-bench-ev-')),
+      LOG_LEVEL: 'silent',
+      // Measures the service's write throughput, above any one organization's write rate.
+      DES_ORG_WRITES_PER_SECOND: '0',
+    }),
     role: 'all',
   });
   await app.listen(0, '127.0.0.1');

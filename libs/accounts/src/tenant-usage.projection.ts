@@ -31,6 +31,8 @@ export const tenantUsageProjection: Projection = {
   async project(event, reads) {
     const org = event.metadata.org;
     if (typeof org !== 'string' || org === '') return [];
+    // Read, so that the batch's many counts of one organization reach the store as one write.
+    await reads.get(TENANT_USAGE_COLLECTION, org);
     const attachmentBytes = await newAttachments(org, event, reads);
     // The count first, the files' marks after: a replay after a crash between the two
     // finds no mark, counts again, and the count's position guard skips it.

@@ -156,7 +156,7 @@ export class CommandExecutor {
   private reserveQuota(events: EventToAppend[], options: ExecuteOptions): Promise<() => void> {
     const { org, actor } = events[0].metadata;
     if (!org || actor?.kind === 'system' || options.standalone) return Promise.resolve(() => undefined);
-    return this.quota.reserve(org, appendSize(events));
+    return this.quota.reserve(org, () => appendSize(events));
   }
 
   /**

@@ -18,13 +18,14 @@ export class EventLogQuota {
   ) {}
 
   /**
-   * Holds `bytes` of the organization's room for a write about to be appended,
+   * Holds the write's `size` in the organization's room for a write about to be appended,
    * or refuses it (507). Call the answer once the read models count the write,
    * or it failed.
    */
-  async reserve(org: string, bytes: number): Promise<() => void> {
+  async reserve(org: string, size: () => number): Promise<() => void> {
     const { eventLogBytes: quota } = await this.tenants.limitsFor(org);
     if (quota === 0) return () => undefined;
+    const bytes = size();
     const { eventLogBytes: used } = await this.tenants.usageOf(org);
     // Read after the awaits: concurrent writes of this process see each other's reservations.
     const pending = this.inFlight.get(org) ?? 0;

@@ -48,8 +48,10 @@ const MiB = 1024 * 1024;
 export const TENANT_LIMIT_DEFAULTS: Record<keyof TenantLimits, { env: string; value: number }> = {
   eventLogBytes: { env: 'DES_ORG_EVENT_LOG_BYTES', value: 1024 * MiB },
   attachmentBytes: { env: 'DES_ORG_ATTACHMENT_BYTES', value: 5 * 1024 * MiB },
-  writesPerSecond: { env: 'DES_ORG_WRITES_PER_SECOND', value: 200 },
-  writeBurst: { env: 'DES_ORG_WRITE_BURST', value: 400 },
+  // Far above a platform's CI (a thousand pipelines of 20 writes every 5 minutes is ~70/s),
+  // with room for a wave of pipelines finishing at once; per API process (see ADR 0003).
+  writesPerSecond: { env: 'DES_ORG_WRITES_PER_SECOND', value: 500 },
+  writeBurst: { env: 'DES_ORG_WRITE_BURST', value: 1000 },
   uploadRequestBytes: { env: 'DES_UPLOAD_REQUEST_BYTES', value: 25 * MiB },
   concurrentUploads: { env: 'DES_ORG_CONCURRENT_UPLOADS', value: 4 },
   uploadBytesPerSecond: { env: 'DES_ORG_UPLOAD_BYTES_PER_SECOND', value: 32 * MiB },
