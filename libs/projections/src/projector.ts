@@ -517,7 +517,9 @@ export class Projector implements ProjectionProgress {
       for (const event of events) {
         if (event.position <= done) continue;
         try {
-          await this.appendAll(await reaction.react(event, this.reads, this.effects));
+          for (const output of await reaction.react(event, this.reads, this.effects)) {
+            if (output.events.length) await this.appendOnce(output);
+          }
         } catch (error) {
           throw new LaneFailure(index, event.position, attribute(error, key, event.position));
         }
@@ -544,26 +546,6 @@ export class Projector implements ProjectionProgress {
       }
       this.checkpoints.set(key, last);
     }
-  }
-
-  /**
-   * A reaction's outputs: each stream's in order, streams side by side, so a
-   * fan-out to many streams reaches the store at once (SQLite commits appends
-   * that arrive together in one transaction, one fsync).
-   */
-  private async appendAll(outputs: ReactionOutput[]): Promise<void> {
-    const byStream = new Map<string, ReactionOutput[]>();
-    for (const output of outputs) {
-      if (output.events.length === 0) continue;
-      const list = byStream.get(output.stream);
-      if (list) list.push(output);
-      else byStream.set(output.stream, [output]);
-    }
-    await Promise.all(
-      [...byStream.values()].map(async (list) => {
-        for (const output of list) await this.appendOnce(output);
-      }),
-    );
   }
 
   private readonly streams = new Map<string, KnownStream>();
