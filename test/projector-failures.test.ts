@@ -203,6 +203,13 @@ describe('projector: a read-store outage is not a poison event', () => {
             }
             return c.bulkUpdate(...args);
           },
+          insertOnce: async (...args: Parameters<typeof c.insertOnce>) => {
+            if (outage) {
+              refused++;
+              throw new StoreUnavailableError('MongoDB', new Error('connection refused'));
+            }
+            return c.insertOnce(...args);
+          },
         });
       },
     });

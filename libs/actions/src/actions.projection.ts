@@ -84,6 +84,7 @@ function projectDelivery(org: string, id: string, at: number, event: DeliveryEve
         {
           collection: DELIVERIES,
           id: doc,
+          fresh: true,
           update: {
             $set: {
               org,

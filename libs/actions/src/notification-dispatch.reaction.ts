@@ -32,6 +32,8 @@ export function deliveryJob(
 /** Enqueues the delivery of each scheduled notification, and of each redelivery of a dead letter. */
 export const notificationDispatch: ReactionFactory = (config): Reaction => ({
   name: 'notification-dispatch',
+  // Enqueued straight from the log: the delivery's job reads its stream, not the read models.
+  needsReadModels: false,
   async react(event, _reads, effects) {
     if (!event.stream.startsWith('notification-')) return [];
     const org = event.metadata.org as string;

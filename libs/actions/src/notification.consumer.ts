@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { EventMetadata } from '#des/event-store';
-import { type JobContext, type JobInfo, type Jobs, RetryAt } from '#des/jobs';
+import { DeferTo, type JobContext, type JobInfo, type Jobs } from '#des/jobs';
 import {
   CommandExecutor,
   CONFIG,
@@ -35,9 +35,11 @@ const METADATA: EventMetadata = { actor: { kind: 'system', name: 'notifications'
  * read first, so a delivery recorded as delivered is never sent again.
  * Each organization runs at most its `deliveryConcurrency` at once, and a
  * target that keeps failing is put behind a circuit breaker (per organization
- * and target origin): while open, a try fails at once, without a request,
- * and is retried when the circuit half-opens; the try counts, so every
- * delivery still ends within its attempts.
+ * and target origin): while open, a try is not made and not recorded (no
+ * attempt spent, no event for the shared log to project): the job comes back
+ * when the circuit half-opens. A delivery still refused after waiting a
+ * cooldown per attempt it has (as long as its refused tries used to take) is
+ * dead-lettered, once.
  */
 @Injectable()
 export class NotificationConsumer implements QueueConsumer {
@@ -92,8 +94,12 @@ export class NotificationConsumer implements QueueConsumer {
     const circuit = `${org} ${originOf(target.webhook)}`;
     const admission = this.breaker.admit(circuit, Date.now());
     if (!admission.go) {
-      await this.record(org, { id, round, attempt: job.attempt, ok: false, error: admission.reason, last });
-      throw new RetryAt(admission.retryAt, admission.reason);
+      // Nothing was tried: no attempt spent, nothing recorded, until the circuit lets a try through.
+      const waitMs = this.config.actions.attempts * this.config.actions.breakerCooldownMs;
+      if (Date.now() < job.enqueuedAt + waitMs) throw new DeferTo(admission.retryAt, admission.reason);
+      const error = `${admission.reason}; given up after waiting ${Math.round(waitMs / 1000)} s for it to close`;
+      await this.record(org, { id, round, attempt: job.attempt, ok: false, error, last: true });
+      return 'circuit open: dead-lettered';
     }
     const body = JSON.stringify(
       target.type === 'SLACK' ? slackMessage(scheduled.payload) : scheduled.payload,
@@ -187,7 +193,9 @@ export class NotificationConsumer implements QueueConsumer {
           last: attempt.last,
         },
         { ...METADATA, org },
-        { awaitReadModels: false },
+        // The job holds its slot until the read models have its outcome: an organization's
+        // deliveries feed the shared projector no faster than it applies them (at most its cap).
+        { awaitReadModels: true },
       ),
     );
     const event = done.events[0];

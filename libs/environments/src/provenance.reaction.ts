@@ -16,6 +16,7 @@ const RUNNING_EVENTS = {
  */
 export const provenanceReaction: Reaction = {
   name: 'provenance',
+  needsReadModels: false,
   react(event) {
     if (event.type !== 'snapshot_created') return [];
     const org = event.metadata.org as string;

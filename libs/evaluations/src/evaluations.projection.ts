@@ -16,6 +16,7 @@ export const evaluationsProjection: Projection = {
           {
             collection: EVALUATIONS,
             id: `${org}/${event.data.id}`,
+            fresh: true,
             update: {
               $set: {
                 org,

@@ -13,6 +13,7 @@ import {
   JobInfo,
   JobOptions,
   Jobs,
+  DeferTo,
   RetryAt,
   WorkOptions,
 } from './jobs.port';
@@ -201,9 +202,15 @@ export class BullMqJobs implements Jobs {
             name: job.name,
             data: dataOf(job),
             attempt: job.attemptsMade + 1,
+            enqueuedAt: job.timestamp,
           });
           this.ended(queue, job);
           return result;
+        } catch (error) {
+          if (!(error instanceof DeferTo)) throw error;
+          // Back to Redis until then, not failed: BullMQ counts no attempt.
+          await job.moveToDelayed(Math.max(error.at, Date.now()), token);
+          throw new DelayedError();
         } finally {
           gate.release(group);
         }

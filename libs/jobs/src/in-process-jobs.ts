@@ -10,6 +10,7 @@ import {
   JobInfo,
   JobOptions,
   Jobs,
+  DeferTo,
   RetryAt,
   WorkOptions,
   backoffDelay,
@@ -20,6 +21,7 @@ interface Job extends JobInfo {
   backoffMs: number;
   jitter: number;
   group: string;
+  enqueuedAt: number;
 }
 
 interface Queue {
@@ -67,6 +69,7 @@ export class InProcessJobs implements Jobs {
       backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
       jitter: options.jitter ?? 0,
       group: options.group ?? DEFAULT_GROUP,
+      enqueuedAt: Date.now(),
     };
     q.jobs.set(id, job);
     this.makeReady(q, job);
@@ -119,9 +122,21 @@ export class InProcessJobs implements Jobs {
     job.state = 'active';
     job.attemptsMade++;
     try {
-      job.result = await handler({ id: job.id, name: job.name, data: job.data, attempt: job.attemptsMade });
+      job.result = await handler({
+        id: job.id,
+        name: job.name,
+        data: job.data,
+        attempt: job.attemptsMade,
+        enqueuedAt: job.enqueuedAt,
+      });
       job.state = 'completed';
     } catch (error) {
+      if (error instanceof DeferTo) {
+        job.attemptsMade--;
+        job.state = 'delayed';
+        this.later(q, job, Math.max(0, error.at - Date.now()));
+        return;
+      }
       job.failedReason = error instanceof Error ? error.message : String(error);
       if (job.attemptsMade >= job.attempts) {
         job.state = 'failed';
@@ -133,12 +148,16 @@ export class InProcessJobs implements Jobs {
         error instanceof RetryAt
           ? Math.max(0, error.at - Date.now())
           : backoffDelay(job.backoffMs, job.attemptsMade, job.jitter);
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        this.makeReady(q, job);
-      }, delay);
-      this.timers.add(timer);
+      this.later(q, job, delay);
     }
+  }
+
+  private later(q: Queue, job: Job, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.makeReady(q, job);
+    }, delayMs);
+    this.timers.add(timer);
   }
 
   async get(queue: string, id: string): Promise<JobInfo | undefined> {
@@ -162,6 +181,6 @@ export class InProcessJobs implements Jobs {
 }
 
 function publicInfo(job: Job): JobInfo {
-  const { attempts: _a, backoffMs: _b, jitter: _j, group: _g, ...info } = job;
+  const { attempts: _a, backoffMs: _b, jitter: _j, group: _g, enqueuedAt: _e, ...info } = job;
   return structuredClone(info);
 }

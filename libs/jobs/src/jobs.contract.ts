@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { JobContext, Jobs, RetryAt } from './jobs.port';
+import { DeferTo, JobContext, Jobs, RetryAt } from './jobs.port';
 
 async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -244,6 +244,34 @@ export function jobsContract(name: string, open: () => Promise<Jobs>): void {
       assert.equal(info!.attemptsMade, 2);
       assert.equal(runs.length, 2);
       assert.ok(runs[1] - runs[0] >= 290, `retried after ${runs[1] - runs[0]} ms, not at the time named`);
+    });
+
+    it('runs a deferred job again at the time a DeferTo names, counting no attempt', async () => {
+      const q = queueName();
+      const runs: { at: number; attempt: number; enqueuedAt: number }[] = [];
+      await jobs.work(q, async (job) => {
+        runs.push({ at: Date.now(), attempt: job.attempt, enqueuedAt: job.enqueuedAt });
+        if (runs.length < 3) throw new DeferTo(Date.now() + 200, 'not yet');
+        return 'done';
+      });
+      const before = Date.now();
+      const id = await jobs.enqueue(q, 'deferred', {}, { attempts: 1, backoffMs: 1 });
+      const info = await eventually(
+        () => jobs.get(q, id),
+        (j) => j?.state === 'completed',
+      );
+      assert.equal(info!.result, 'done', 'deferrals spent none of its single attempt');
+      assert.deepEqual(
+        runs.map((r) => r.attempt),
+        [1, 1, 1],
+      );
+      assert.ok(
+        runs[1].at - runs[0].at >= 190,
+        `ran again after ${runs[1].at - runs[0].at} ms, not at the time named`,
+      );
+      assert.ok(
+        runs.every((r) => r.enqueuedAt === runs[0].enqueuedAt && Math.abs(r.enqueuedAt - before) < 5_000),
+      );
     });
 
     it('answers an unknown job id with undefined', async () => {

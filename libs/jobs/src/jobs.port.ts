@@ -33,6 +33,8 @@ export interface JobContext {
   data: unknown;
   /** 1 on the first run. */
   attempt: number;
+  /** When the job was enqueued (epoch ms); its retries and deferrals keep it. */
+  enqueuedAt: number;
 }
 
 export type JobHandler = (job: JobContext) => Promise<unknown>;
@@ -72,6 +74,20 @@ export interface Jobs {
  */
 export class RetryAt extends Error {
   override readonly name = 'RetryAt';
+  constructor(
+    readonly at: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Thrown by a handler: nothing was tried, so this run is not an attempt; the
+ * job runs again at `at` (epoch ms) with the same attempt number.
+ */
+export class DeferTo extends Error {
+  override readonly name = 'DeferTo';
   constructor(
     readonly at: number,
     message: string,

@@ -23,6 +23,8 @@ export interface PolicyEvaluatorOptions {
 
 interface Slot {
   worker: Worker;
+  /** Hashes of the policies the thread keeps instantiated, least recently used first (as the thread keeps them). */
+  warm: Set<string>;
   current?: { seq: number; settle: (reply: EvaluationReply | Error) => void };
 }
 
@@ -62,16 +64,41 @@ export class PolicyEvaluator {
       input: inputJson,
       data,
     };
-    const slot = await this.acquire();
+    const slot = await this.acquire(compiled.hash);
     const reply = await this.run(slot, message);
     return normalise(reply.result);
   }
 
-  private acquire(): Promise<Slot> {
-    const slot = this.idle.pop();
-    if (slot) return Promise.resolve(slot);
+  /**
+   * An idle thread that keeps this policy; else the idle thread that keeps
+   * the fewest (a fresh one keeps none). So a policy that runs over its
+   * budget, whose thread is then terminated, lands on a fresh thread rather
+   * than on one warm with other tenants' policies.
+   */
+  private acquire(hash: string): Promise<Slot> {
+    let best = -1;
+    for (let i = 0; i < this.idle.length; i++) {
+      if (this.idle[i].warm.has(hash)) {
+        best = i;
+        break;
+      }
+      if (best < 0 || this.idle[i].warm.size < this.idle[best].warm.size) best = i;
+    }
+    if (best >= 0 && (this.idle[best].warm.has(hash) || this.slots.size >= this.size)) {
+      return Promise.resolve(this.idle.splice(best, 1)[0]);
+    }
     if (this.slots.size < this.size) return Promise.resolve(this.spawn());
     return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private warmed(slot: Slot, hash: string): void {
+    slot.warm.delete(hash);
+    slot.warm.add(hash);
+    if (slot.warm.size > this.policiesKept) slot.warm.delete(slot.warm.values().next().value!);
+  }
+
+  private get policiesKept(): number {
+    return this.options.policiesPerThread ?? 16;
   }
 
   private release(slot: Slot): void {
@@ -86,24 +113,26 @@ export class PolicyEvaluator {
     if (idle >= 0) this.idle.splice(idle, 1);
   }
 
-  /** A slot whose thread was terminated is replaced for whoever waits next. */
+  /**
+   * A slot whose thread was terminated is replaced at once (its start off the
+   * next evaluation's path), for whoever waits next or as an idle thread.
+   */
   private discard(slot: Slot): void {
     this.forget(slot);
     void slot.worker.terminate();
     if (this.closed) return;
-    const next = this.waiting.shift();
-    if (next) next(this.spawn());
+    this.release(this.spawn());
   }
 
   private spawn(): Slot {
     const worker = new Worker(join(__dirname, 'wasm-worker.js'), {
       workerData: {
-        policiesKept: this.options.policiesPerThread ?? 16,
+        policiesKept: this.policiesKept,
         memoryPages: ((this.options.memoryMb ?? 256) * 1024 * 1024) / 65536,
       },
       resourceLimits: { maxOldGenerationSizeMb: 256 },
     });
-    const slot: Slot = { worker };
+    const slot: Slot = { worker, warm: new Set() };
     worker.on('message', (reply: EvaluationReply) => {
       if (slot.current?.seq === reply.seq) slot.current.settle(reply);
     });
@@ -143,6 +172,7 @@ export class PolicyEvaluator {
         resolve(reply);
       };
       slot.current = { seq: message.seq, settle };
+      this.warmed(slot, message.hash);
       slot.worker.postMessage(message);
     });
   }

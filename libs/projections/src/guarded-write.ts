@@ -1,4 +1,4 @@
-import { type Doc, DuplicateKeyError, ReadStore, type BulkUpdate } from '#des/read-store';
+import { type Doc, DuplicateKeyError, ReadStore, type BulkUpdate, updatedDocument } from '#des/read-store';
 import type { DocWrite } from './projection';
 
 /** Field on every projected document: the global position of the last event applied to it. */
@@ -67,8 +67,9 @@ export async function applyOnce(store: ReadStore, write: DocWrite, position: num
 export async function applyAllOnce(
   store: ReadStore,
   collection: string,
-  writes: PositionedWrite[],
+  all: PositionedWrite[],
 ): Promise<void> {
+  const writes = await insertFresh(store, collection, all);
   // Runs of write-once inserts and of guarded updates, each in bulk, in order.
   for (let start = 0; start < writes.length;) {
     const once = writes[start].write.once === true;
@@ -79,6 +80,43 @@ export async function applyAllOnce(
     else await applyUpdatesOnce(store, collection, run);
     start = end;
   }
+}
+
+/**
+ * Inserts the documents the writes make (`fresh`), each with its later
+ * writes folded in, in one round trip; answers the writes left to apply:
+ * those to other documents when every one was new. When one was there
+ * already (a replay), all of them: each is applied guarded (those to a
+ * document just inserted are then found applied).
+ */
+async function insertFresh(
+  store: ReadStore,
+  collection: string,
+  writes: PositionedWrite[],
+): Promise<PositionedWrite[]> {
+  const first = new Map<string, PositionedWrite>();
+  for (const w of writes) if (!first.has(w.write.id)) first.set(w.write.id, w);
+  const fresh = new Set(
+    [...first.values()].filter((w) => w.write.fresh && !w.write.once).map((w) => w.write.id),
+  );
+  for (const w of writes) if (w.write.once) fresh.delete(w.write.id);
+  if (fresh.size === 0) return writes;
+  const docs = new Map<string, Doc>();
+  const rest: PositionedWrite[] = [];
+  for (const w of writes) {
+    if (!fresh.has(w.write.id)) rest.push(w);
+    else docs.set(w.write.id, madeBy(docs.get(w.write.id) ?? null, w));
+  }
+  const inserted = await store.collection(collection).insertOnce([...docs.values()]);
+  return inserted === docs.size ? rest : writes;
+}
+
+/** The document as a write leaves it, from none (an upsert's insert) or from what earlier writes made. */
+function madeBy(doc: Doc | null, { write, position }: PositionedWrite): Doc {
+  return {
+    ...updatedDocument(doc ?? { _id: write.id }, write.update, doc === null),
+    [POSITION_FIELD]: position,
+  };
 }
 
 async function applyUpdatesOnce(

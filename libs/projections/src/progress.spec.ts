@@ -41,4 +41,20 @@ describe('CheckpointPoller (read-your-writes of an API process that does not pro
     await checkpoints.updateOne({ _id: 'a' }, { $set: { failed: { projection: 'a', position: 11 } } });
     assert.equal(await poller.waitFor(1_000_000, 1000), true, 'nothing left to wait for');
   });
+
+  it('answers many waiters from one read of the checkpoints at a time', async () => {
+    const store = new MemoryReadStore();
+    const checkpoints = store.collection(CHECKPOINTS);
+    const poller = new CheckpointPoller(store, ['a']);
+    let reads = 0;
+    const read = poller.appliedPosition.bind(poller);
+    poller.appliedPosition = () => {
+      reads++;
+      return read();
+    };
+    const waiting = Array.from({ length: 20 }, (_, i) => poller.waitFor(i + 1, 5_000));
+    await checkpoints.updateOne({ _id: 'a' }, { $set: { position: 20 } }, { upsert: true });
+    assert.deepEqual(await Promise.all(waiting), Array(20).fill(true));
+    assert.ok(reads < 20, `${reads} reads for 20 waiters`);
+  });
 });

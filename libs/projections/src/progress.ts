@@ -88,10 +88,25 @@ export class CheckpointPoller implements ProjectionProgress {
     return applied;
   }
 
+  /** The latest read of the checkpoints: waiters that ask within a poll interval share it. */
+  private latest?: { at: number; position: Promise<number> };
+
+  private polledPosition(): Promise<number> {
+    const now = Date.now();
+    if (!this.latest || now - this.latest.at >= this.pollMs) {
+      this.latest = { at: now, position: this.appliedPosition() };
+    }
+    return this.latest.position;
+  }
+
+  /**
+   * Waits polling the checkpoints, at most one read per poll interval for all
+   * waiters (a worker with many jobs recording outcomes reads them once, not once per job).
+   */
   async waitFor(position: number, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if ((await this.appliedPosition()) >= position) return true;
+      if ((await this.polledPosition()) >= position) return true;
       if (Date.now() >= deadline) return false;
       await new Promise((r) => setTimeout(r, this.pollMs));
     }

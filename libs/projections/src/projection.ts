@@ -13,6 +13,15 @@ export interface DocWrite {
    * the whole collection for every update).
    */
   once?: true;
+  /**
+   * The event makes the document (its stream's first event, say): the
+   * document is inserted as this write and the batch's later writes to it
+   * leave an empty one. Only when it is there already (a replay) are the
+   * writes applied as updates, each guarded by its position. An insert finds
+   * the document by its `_id` index where a guarded update may not (FerretDB
+   * reads the whole collection for one).
+   */
+  fresh?: true;
 }
 
 /** Reads the projection may need to compute its writes (e.g. denormalised names). */

@@ -112,6 +112,45 @@ function attribute(error: unknown, projection: string, position: number): Error 
 /** A projection write waiting to be flushed, with the projection it belongs to. */
 interface PendingWrite extends PositionedWrite {
   projection: string;
+  /** The organization of the event that made it: its flush lane. */
+  lane: string;
+}
+
+/** Pending writes by lane, in order; all in one lane when a document is written in two. */
+function writeLanes(pending: PendingWrite[]): PendingWrite[][] {
+  const lanes = new Map<string, PendingWrite[]>();
+  const laneOf = new Map<string, string>();
+  for (const w of pending) {
+    const doc = `${w.write.collection}\u0000${w.write.id}`;
+    const seen = laneOf.get(doc);
+    if (seen !== undefined && seen !== w.lane) return pending.length ? [pending] : [];
+    laneOf.set(doc, w.lane);
+    const lane = lanes.get(w.lane);
+    if (lane) lane.push(w);
+    else lanes.set(w.lane, [w]);
+  }
+  return [...lanes.values()];
+}
+
+/** A lane of reactions stopped: how many reactions it got through, and why. */
+class LaneFailure {
+  constructor(
+    readonly through: number,
+    readonly position: number,
+    readonly error: Error,
+  ) {}
+}
+
+/** A batch's events by organization, each lane in log order (events of no organization in one lane). */
+function lanesByOrganization(batch: StoredEvent[]): Map<string, StoredEvent[]> {
+  const lanes = new Map<string, StoredEvent[]>();
+  for (const event of batch) {
+    const org = typeof event.metadata.org === 'string' ? event.metadata.org : '';
+    const lane = lanes.get(org);
+    if (lane) lane.push(event);
+    else lanes.set(org, [event]);
+  }
+  return lanes;
 }
 
 /** A reaction's append lost a race with another writer of its target stream this many times in a row: the batch fails (and is retried). */
@@ -300,13 +339,33 @@ export class Projector implements ProjectionProgress {
   private pending: PendingWrite[] = [];
   private readonly overlay = new BatchOverlay();
 
-  /** Sends pending writes, collection by collection (and projection by projection) in order, in bulk. */
+  /**
+   * Sends pending writes in lanes, one per organization, side by side: one
+   * organization's many writes do not hold another's few (its read models
+   * answer sooner). Each document's writes stay in one lane, in order; a
+   * document written for two organizations puts the batch in one lane.
+   */
   private async flush(): Promise<void> {
-    this.pending = this.overlay.coalesce(this.pending);
+    const pending = this.overlay.coalesce(this.pending);
+    this.pending = [];
     // The store now answers for every document: what the overlay knew is read again.
     this.overlay.clear();
-    while (this.pending.length > 0) {
-      const chunk = this.pending.splice(0, this.options.flushSize ?? 100);
+    const outcomes = await Promise.allSettled(writeLanes(pending).map((lane) => this.flushLane(lane)));
+    const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as Error] : []));
+    if (errors.length === 0) return;
+    // An outage first (the batch is retried for every projection), else the earliest event refused.
+    throw (
+      errors.find(isOutage) ??
+      errors.reduce((a, b) =>
+        a instanceof CannotApply && b instanceof CannotApply && b.position < a.position ? b : a,
+      )
+    );
+  }
+
+  /** Sends one lane's writes, collection by collection (and projection by projection) in order, in bulk. */
+  private async flushLane(pending: PendingWrite[]): Promise<void> {
+    while (pending.length > 0) {
+      const chunk = pending.splice(0, this.options.flushSize ?? 100);
       const groups = new Map<string, PendingWrite[]>();
       for (const w of chunk) {
         const key = `${w.projection}\u0000${w.write.collection}`;
@@ -351,8 +410,9 @@ export class Projector implements ProjectionProgress {
   private async apply(batch: StoredEvent[], live: boolean): Promise<void> {
     for (;;) {
       try {
+        if (live) await this.react(batch, this.reactionsBefore);
         await this.project(batch);
-        if (live) await this.react(batch);
+        if (live) await this.react(batch, this.reactionsAfter);
         this.attempts.clear();
         return;
       } catch (error) {
@@ -396,41 +456,75 @@ export class Projector implements ProjectionProgress {
     this.options.onFailure?.(failure);
   }
 
-  /** Reactions see the read models as of the end of the batch; their appends are idempotent by event id. */
-  private async react(batch: StoredEvent[]): Promise<void> {
-    const reactions = this.options.reactions ?? [];
-    if (reactions.length === 0) return;
+  /** Reactions that read no read model: they run before the batch's projections. */
+  private get reactionsBefore(): Reaction[] {
+    return (this.options.reactions ?? []).filter((r) => r.needsReadModels === false);
+  }
+
+  /** Reactions that see the read models as of the end of the batch. */
+  private get reactionsAfter(): Reaction[] {
+    return (this.options.reactions ?? []).filter((r) => r.needsReadModels !== false);
+  }
+
+  /**
+   * Runs reactions over a batch, in lanes: each organization's events go
+   * through the reactions in order (reaction by reaction, each in log order),
+   * organizations side by side, so one organization's slow reactions (a
+   * fan-out of a hundred appends or enqueues) do not hold another's. Their
+   * appends are idempotent by event id, their jobs by job id, their commands
+   * decided against the stream: a batch retried after a failure repeats
+   * nothing. A reaction's checkpoint moves once every lane got through it.
+   */
+  private async react(batch: StoredEvent[], reactions: Reaction[]): Promise<void> {
+    const running = reactions.filter((r) => !this.failed.has(`reaction:${r.name}`));
+    if (running.length === 0) return;
     const last = batch[batch.length - 1].position;
-    /** Reactions through the batch: their checkpoints go in one round trip, also when a later one fails. */
-    const advanced: string[] = [];
-    try {
-      for (const reaction of reactions) {
-        const key = `reaction:${reaction.name}`;
-        if (this.failed.has(key)) continue;
-        const done = this.checkpoints.get(key) ?? 0;
-        for (const event of batch) {
-          if (event.position <= done) continue;
-          try {
-            for (const output of await reaction.react(event, this.reads, this.effects)) {
-              if (output.events.length) await this.appendOnce(output);
-            }
-          } catch (error) {
-            throw attribute(error, key, event.position);
-          }
-        }
-        if (done < last) advanced.push(key);
-      }
-    } catch (error) {
+    const outcomes = await Promise.allSettled(
+      [...lanesByOrganization(batch).values()].map((events) => this.reactInLane(events, running)),
+    );
+    let through = running.length;
+    let failure: LaneFailure | undefined;
+    for (const outcome of outcomes) {
+      if (outcome.status === 'fulfilled') continue;
+      const reason = outcome.reason as unknown;
+      if (!(reason instanceof LaneFailure)) throw reason;
+      through = Math.min(through, reason.through);
+      if (!failure || reason.position < failure.position) failure = reason;
+    }
+    const advanced = running
+      .slice(0, through)
+      .map((r) => `reaction:${r.name}`)
+      .filter((key) => (this.checkpoints.get(key) ?? 0) < last);
+    if (failure) {
       // The failure is what the caller hears of; those that got through keep their progress if they can.
       await this.advanceCheckpoints(advanced, last).catch(() => undefined);
-      throw error;
+      throw failure.error;
     }
     await this.advanceCheckpoints(advanced, last);
+    const all = this.options.reactions ?? [];
     this.options.reactionCheckpoints?.save(
       Object.fromEntries(
-        reactions.map((r) => [`reaction:${r.name}`, this.checkpoints.get(`reaction:${r.name}`) ?? 0]),
+        all.map((r) => [`reaction:${r.name}`, this.checkpoints.get(`reaction:${r.name}`) ?? 0]),
       ),
     );
+  }
+
+  /** One organization's events of a batch through the reactions, in order. */
+  private async reactInLane(events: StoredEvent[], reactions: Reaction[]): Promise<void> {
+    for (const [index, reaction] of reactions.entries()) {
+      const key = `reaction:${reaction.name}`;
+      const done = this.checkpoints.get(key) ?? 0;
+      for (const event of events) {
+        if (event.position <= done) continue;
+        try {
+          for (const output of await reaction.react(event, this.reads, this.effects)) {
+            if (output.events.length) await this.appendOnce(output);
+          }
+        } catch (error) {
+          throw new LaneFailure(index, event.position, attribute(error, key, event.position));
+        }
+      }
+    }
   }
 
   /** Checkpoints whose document records a failure, to be cleared once they move on. */
@@ -530,7 +624,12 @@ export class Projector implements ProjectionProgress {
             throw attribute(error, projection.name, event.position);
           }
           for (const write of writes) {
-            const pending = { write, position: event.position, projection: projection.name };
+            const pending = {
+              write,
+              position: event.position,
+              projection: projection.name,
+              lane: typeof event.metadata.org === 'string' ? event.metadata.org : '',
+            };
             this.pending.push(pending);
             this.overlay.written(pending);
           }

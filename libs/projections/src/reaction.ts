@@ -38,6 +38,12 @@ export interface ReactionEffects {
  */
 export interface Reaction {
   readonly name: string;
+  /**
+   * False for a reaction that reads no read model (it gets all it needs from
+   * the event): it runs before the batch's projections instead of after
+   * them, so what it starts does not wait for the read-model writes.
+   */
+  readonly needsReadModels?: boolean;
   react(
     event: StoredEvent,
     reads: ProjectionReads,

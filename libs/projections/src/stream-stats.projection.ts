@@ -19,6 +19,7 @@ export const streamStatsProjection: Projection = {
       {
         collection: 'stream_stats',
         id: event.stream,
+        ...(event.revision === 0 ? { fresh: true as const } : {}),
         update: {
           $inc: { events: 1 },
           $set: {
