@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Mode } from './support/app';
 import { startNeighbourhood, type Neighbourhood } from './support/noisy-neighbour';
 import type { UploadAnswer } from './support/streamed-multipart';
-import { assertRefusal, organization, poll } from './support/uploads';
+import { eventually } from './support/processes';
+import { assertRefusal, organization } from './support/uploads';
 
 const MB = 1024 * 1024;
 
@@ -47,7 +48,11 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         pauseAfterBytes: {
           bytes: 4 * MB,
           until: async () => {
-            await poll('the first upload held', () => a.inFlight().bytes >= 4 * MB);
+            await eventually(
+              async () => a.inFlight().bytes,
+              (bytes) => bytes >= 4 * MB,
+              30_000,
+            ); // the first upload held
             second = a.upload('quota-second', { fileBytes: 5.5 * MB });
             await second;
           },
@@ -68,7 +73,11 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const slow = ['slow-1', 'slow-2'].map((name) =>
         a.upload(name, { fileBytes: 2 * MB, pauseAfterBytes: { bytes: MB, until: () => held } }),
       );
-      await poll('two uploads in flight', () => a.inFlight().uploads === 2);
+      await eventually(
+        async () => a.inFlight().uploads,
+        (uploads) => uploads === 2,
+        30_000,
+      ); // two uploads in flight
       const third = await a.upload('third', { fileBytes: MB });
       assertRefusal(third, 429, /^Too many requests: /, 'concurrentUploads');
       assert.match(String(third.headers['retry-after']), /^[1-9]\d*$/);

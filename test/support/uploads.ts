@@ -4,19 +4,12 @@ import { join } from 'node:path';
 import { FEATURES, OrganizationBootstrap } from '#des/accounts';
 import { UploadAdmission } from '#des/platform';
 import type { Neighbourhood } from './noisy-neighbour';
+import { eventually } from './processes';
 import { sendUpload, type StreamedUpload, type UploadAnswer } from './streamed-multipart';
 
 /** Helpers of the upload tests: attestations with streamed files, and what they leave behind. */
 
 const MB = 1024 * 1024;
-
-export const poll = async (what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 30_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ok())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 export const tmpFiles = (n: Neighbourhood) => readdirSync(join(n.t.config.dataDir, 'attachments', 'tmp'));
 
@@ -29,10 +22,12 @@ export function assertRefusal(answer: UploadAnswer, status: number, message: Reg
 
 /** Uploads that ended left nothing behind: no temporary file, nothing held for the organization. */
 export async function assertNothingLeft(n: Neighbourhood, org = n.t.org) {
-  await poll('temporary files removed and uploads released', () => {
-    const held = n.t.app.get(UploadAdmission).inFlight(org);
-    return tmpFiles(n).length === 0 && held.uploads === 0 && held.bytes === 0;
-  });
+  // Temporary files removed and uploads released.
+  await eventually(
+    async () => ({ files: tmpFiles(n).length, held: n.t.app.get(UploadAdmission).inFlight(org) }),
+    ({ files, held }) => files === 0 && held.uploads === 0 && held.bytes === 0,
+    30_000,
+  );
 }
 
 export async function setUp(n: Neighbourhood) {
