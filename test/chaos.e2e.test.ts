@@ -10,7 +10,7 @@ import { loadReadModels, MemoryReadStore, MongoReadStore, type ReadStore } from 
 import { allProjections } from '#des/service';
 import { modeEnv, type Mode } from './support/app';
 import { freePort, uniqueName } from './support/engines';
-import { Child, eventually, startProcess } from './support/processes';
+import { Child, eventually, startProcess, untilLive } from './support/processes';
 import { Receiver } from './support/receiver';
 
 const STEPS = 60;
@@ -109,19 +109,7 @@ for (const mode of ['server', 'embedded'] as Mode[]) {
       const start = async (name: Name) => {
         const app = name === 'service' ? 'api' : name;
         running.set(name, startProcess(app, env, name === 'api' ? ['--role=api'] : []));
-        if (name === 'api' || name === 'service') {
-          await eventually(
-            () =>
-              request(base)
-                .get('/health/live')
-                .then(
-                  (r) => r.status,
-                  () => 0,
-                ),
-            (s) => s === 200,
-            60_000,
-          );
-        }
+        if (name === 'api' || name === 'service') await untilLive(running.get(name)!, base);
       };
       for (const name of PROCESSES[mode]) await start(name);
       const front = running.get(mode === 'server' ? 'api' : 'service')!;

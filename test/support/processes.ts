@@ -55,3 +55,25 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * Waits until `base`/health/live answers 200. Fails at once, with the process's exit status and
+ * the end of its output, if it dies first, and with the same output if the wait runs out.
+ */
+export async function untilLive(child: Child, base: string, timeoutMs = 60_000): Promise<void> {
+  const tail = () => child.output().slice(-4000);
+  let died: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  void child.exited.then((e) => (died = e));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (died) throw new Error(`process exited (${died.code ?? died.signal}) before it was live:\n${tail()}`);
+    const status = await fetch(`${base}/health/live`).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline)
+      throw new Error(`not live in ${timeoutMs} ms (last status ${status}); its output:\n${tail()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
