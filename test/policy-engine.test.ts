@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -9,6 +9,12 @@ const cacheDir = mkdtempSync(join(tmpdir(), 'des-policy-cache-'));
 const compiler = new OpaCompiler(cacheDir);
 const evaluator = new PolicyEvaluator({ budgetMs: 5000, threads: 2 });
 after(() => evaluator.close());
+
+/** A thread's nice value (Linux: field 19 of /proc/self/task/<tid>/stat). */
+const niceOf = (tid: string | number) =>
+  Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
+/** The nice value of each of this process's threads. */
+const threadNiceValues = () => readdirSync('/proc/self/task').map(niceOf);
 const trail = {
   name: 'main-1',
   compliance_status: { status: 'COMPLIANT' },
@@ -111,6 +117,19 @@ violations contains "too many trails" if { count(input.trails) > data.params.max
       'p.rego': 'package policy\nimport rego.v1\nallow if input.never\n',
     });
     assert.match((await failure(() => evaluator.evaluate(undef, {}, {}))).message, /undefined/);
+  });
+
+  it('runs policies on threads at a lower CPU priority (nice) than the thread serving requests', async () => {
+    const niced = new PolicyEvaluator({ budgetMs: 5000, threads: 1, nice: 7 });
+    try {
+      const policy = await compiler.compile({ 'p.rego': 'package policy\ndefault allow := true\n' });
+      assert.equal((await niced.evaluate(policy, {}, {})).allow, true);
+      const values = threadNiceValues();
+      assert.equal(values.filter((v) => v === 7).length, 1, `threads' nice values: ${values.join(' ')}`);
+      assert.equal(niceOf(process.pid), 0, 'the main thread keeps its priority');
+    } finally {
+      await niced.close();
+    }
   });
 
   it('stops a policy that runs over its budget: timeout', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { CustomEvaluator } from './custom-evaluation';
 
@@ -7,8 +8,15 @@ const evaluator = new CustomEvaluator({
   ruleMemoryMb: 64,
   ruleThreads: 2,
   schemaBudgetMs: 2000,
+  programNice: 9,
 });
 after(() => evaluator.close());
+
+/** A thread's nice value (Linux: field 19 of /proc/self/task/<tid>/stat). */
+const niceOf = (tid: string | number) =>
+  Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
+/** The nice value of each of this process's threads. */
+const threadNiceValues = () => readdirSync('/proc/self/task').map(niceOf);
 
 describe('custom attestation evaluation (jq)', () => {
   it('names a rule that does not compile, and leaves the process exit code as it was', async () => {
@@ -60,6 +68,7 @@ describe('custom attestation evaluation (jq)', () => {
       ruleMemoryMb: 24,
       ruleThreads: 1,
       schemaBudgetMs: 20_000,
+      programNice: 0,
     });
     try {
       const verdict = await small.evaluate('acme', {}, ['[range(100000000)] | length', '.ok'], { ok: true });
@@ -82,6 +91,14 @@ describe('custom attestation evaluation (jq)', () => {
 });
 
 describe('custom type schemas (ajv on RE2)', () => {
+  it('runs rules on threads at a lower CPU priority (nice) than the thread serving requests', async () => {
+    const verdict = await evaluator.evaluate('acme', {}, ['.n == 1'], { n: 1 });
+    assert.equal(verdict.compliant, true);
+    const values = threadNiceValues();
+    assert.ok(values.includes(9), `threads' nice values: ${values.join(' ')}`);
+    assert.equal(niceOf(process.pid), 0, 'the main thread keeps its priority');
+  });
+
   it('matches a catastrophic pattern in linear time', async () => {
     const schema = { type: 'object', properties: { v: { type: 'string', pattern: '^(a+)+$' } } };
     assert.deepEqual(await evaluator.problems('acme', schema, []), {});

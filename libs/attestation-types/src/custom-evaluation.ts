@@ -17,7 +17,7 @@ export interface CustomVerdict {
 
 export type CustomEvaluatorOptions = Pick<
   TenantProgramsConfig,
-  'ruleBudgetMs' | 'ruleMemoryMb' | 'ruleThreads' | 'schemaBudgetMs'
+  'ruleBudgetMs' | 'ruleMemoryMb' | 'ruleThreads' | 'schemaBudgetMs' | 'programNice'
 >;
 
 /** A jq compile error, as jq words it (a runtime error on `{}` is fine: rules see real data later). */
@@ -40,7 +40,11 @@ export class CustomEvaluator {
   private readonly pool: CustomTypePool;
 
   constructor(private readonly options: CustomEvaluatorOptions) {
-    this.pool = new CustomTypePool({ threads: options.ruleThreads, memoryMb: options.ruleMemoryMb });
+    this.pool = new CustomTypePool({
+      threads: options.ruleThreads,
+      memoryMb: options.ruleMemoryMb,
+      nice: options.programNice,
+    });
   }
 
   /**

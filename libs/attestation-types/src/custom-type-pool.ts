@@ -8,6 +8,8 @@ export interface CustomTypePoolOptions {
   memoryMb: number;
   /** Ceiling on each thread's JavaScript heap (ajv, the data as text). */
   heapMb?: number;
+  /** Nice value of the threads (default 0: as the process). */
+  nice?: number;
 }
 
 /** How a task failed: `timeout` (over its budget), `memory` (over a ceiling), `error` (the program's own). */
@@ -128,6 +130,7 @@ export class CustomTypePool {
       workerData: {
         memoryBytes: this.options.memoryMb * 1024 * 1024,
         restingBytes: RESTING_MB * 1024 * 1024,
+        nice: this.options.nice ?? 0,
       },
       resourceLimits: { maxOldGenerationSizeMb: this.heapMb, maxYoungGenerationSizeMb: 16 },
     });

@@ -1,5 +1,6 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import { readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { dirname } from 'node:path';
 import { runInThisContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -32,7 +33,19 @@ interface JqInstance {
   HEAPU8: Uint8Array;
 }
 
-const { memoryBytes, restingBytes } = workerData as { memoryBytes: number; restingBytes: number };
+const { memoryBytes, restingBytes, nice } = workerData as {
+  memoryBytes: number;
+  restingBytes: number;
+  nice: number;
+};
+// On Linux a nice value is the thread's own: the tenant's program yields the cores to serving (ADR 0005).
+if (nice > 0) {
+  try {
+    setPriority(nice);
+  } catch {
+    // Refused on this platform: the budgets still bound the program.
+  }
+}
 
 // The ceiling on jq's WebAssembly memory: a growth past it fails, so jq's
 // allocation fails and jq aborts, instead of the thread taking what the build allows (256 MiB).

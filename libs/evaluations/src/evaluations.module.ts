@@ -23,7 +23,11 @@ import { TrailTimeMachineModule } from '#des/trails';
     {
       provide: POLICY_EVALUATOR,
       useFactory: (config: Config) =>
-        new PolicyEvaluator({ budgetMs: config.policyBudgetMs, threads: config.policyThreads }),
+        new PolicyEvaluator({
+          budgetMs: config.policyBudgetMs,
+          threads: config.policyThreads,
+          nice: config.tenantPrograms.programNice,
+        }),
       inject: [CONFIG],
     },
     EvaluationConsumer,

@@ -14,6 +14,11 @@ export interface TenantProgramsConfig {
   ruleThreads: number;
   /** Budget of compiling or applying one custom type's JSON schema (`DES_SCHEMA_BUDGET_MS`). */
   schemaBudgetMs: number;
+  /**
+   * Nice value of the threads running tenants' programs, rules, schemas and Rego policies alike
+   * (`DES_PROGRAM_NICE`, 0–19; 0 turns it off): they yield the cores to serving requests (ADR 0005).
+   */
+  programNice: number;
 }
 
 export function tenantProgramsConfig(env: NodeJS.ProcessEnv): TenantProgramsConfig {
@@ -22,5 +27,6 @@ export function tenantProgramsConfig(env: NodeJS.ProcessEnv): TenantProgramsConf
     ruleMemoryMb: Number(env.DES_RULE_MEMORY_MB ?? 128),
     ruleThreads: Number(env.DES_RULE_THREADS ?? Math.max(1, Math.min(4, availableParallelism() - 1))),
     schemaBudgetMs: Number(env.DES_SCHEMA_BUDGET_MS ?? 1000),
+    programNice: Math.max(0, Math.min(19, Number(env.DES_PROGRAM_NICE ?? 10))),
   };
 }

@@ -19,6 +19,8 @@ export interface PolicyEvaluatorOptions {
   policiesPerThread?: number;
   /** Ceiling on a policy's WebAssembly memory (default 256 MiB). */
   memoryMb?: number;
+  /** Nice value of the evaluating threads (default 0: as the process). */
+  nice?: number;
 }
 
 interface Slot {
@@ -129,6 +131,7 @@ export class PolicyEvaluator {
       workerData: {
         policiesKept: this.policiesKept,
         memoryPages: ((this.options.memoryMb ?? 256) * 1024 * 1024) / 65536,
+        nice: this.options.nice ?? 0,
       },
       resourceLimits: { maxOldGenerationSizeMb: 256 },
     });

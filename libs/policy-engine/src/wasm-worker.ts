@@ -1,4 +1,5 @@
 import { loadPolicy } from '@open-policy-agent/opa-wasm';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /**
@@ -21,7 +22,19 @@ export type EvaluationReply = { seq: number; result: unknown } | { seq: number; 
 
 type LoadedPolicy = Awaited<ReturnType<typeof loadPolicy>>;
 
-const { policiesKept, memoryPages } = workerData as { policiesKept: number; memoryPages: number };
+const { policiesKept, memoryPages, nice } = workerData as {
+  policiesKept: number;
+  memoryPages: number;
+  nice: number;
+};
+// On Linux a nice value is the thread's own: the tenant's program yields the cores to serving (ADR 0005).
+if (nice > 0) {
+  try {
+    setPriority(nice);
+  } catch {
+    // Refused on this platform: the budgets still bound the program.
+  }
+}
 const loaded = new Map<string, LoadedPolicy>();
 
 async function policyFor(message: EvaluationMessage): Promise<LoadedPolicy> {
