@@ -47,7 +47,7 @@ describe('SqliteEventStore recorded_at', () => {
   it('acknowledges an append only once it is durable: WAL with synchronous=FULL', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'des-durable-'));
     const store = new SqliteEventStore({ path: join(dir, 'events.db') });
-    assert.deepEqual(store.durability(), { journalMode: 'wal', synchronous: 2 });
+    assert.deepEqual(await store.durability(), { journalMode: 'wal', synchronous: 2 });
     await store.close();
   });
 
@@ -116,6 +116,45 @@ describe('SqliteEventStore limits and outages', () => {
     await store.append('s-acme/busy', [event('t')], 'any');
     await store.close();
     await assert.rejects(store.readAll(0, 1), StoreUnavailableError);
+  });
+});
+
+describe('SqliteEventStore writer thread', () => {
+  it('commits off the event loop: a commit waiting a second on a lock leaves the loop serving', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'des-writer-')), 'events.db');
+    const store = new SqliteEventStore({ path, busyTimeoutMs: 1000 });
+    await store.append('s-acme/w', [event('first')], 'no_stream');
+    const other = new Database(path);
+    other.prepare('BEGIN IMMEDIATE').run();
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    try {
+      // The commit waits out busy_timeout on its own thread; on this one it held the loop for all of it.
+      await assert.rejects(store.append('s-acme/w', [event('t')], 0), StoreUnavailableError);
+      assert.ok(ticks >= 10, `the event loop ticked ${ticks} times while the commit waited`);
+    } finally {
+      clearInterval(ticker);
+      other.prepare('ROLLBACK').run();
+      other.close();
+    }
+    const after = await store.append('s-acme/w', [event('t')], 0);
+    assert.equal(after.nextRevision, 1);
+    assert.equal((await store.readStream('s-acme/w')).length, 2, 'read back on the reading connection');
+    await store.close();
+  });
+
+  it('commits concurrent appends across the thread in call order, and refuses appends once closed', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'des-writer-')), 'events.db');
+    const store = new SqliteEventStore({ path });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => store.append(`s-acme/o${i}`, [event('a')], 'no_stream')),
+    );
+    const positions = results.map((r) => r.position);
+    assert.deepEqual(positions, [...positions].sort((a, b) => a - b));
+    const instants = results.map((r) => r.recordedAt);
+    assert.deepEqual(instants, [...instants].sort((a, b) => a - b), 'recorded_at never decreases');
+    await store.close();
+    await assert.rejects(store.append('s-acme/late', [event('a')], 'any'), StoreUnavailableError);
   });
 });
 

@@ -1,11 +1,11 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { DEFAULT_MAX_APPEND_SIZE, serializedAppendSize } from './append-size';
 import { followByPolling } from './follow-loop';
 import { nowMicros } from './microseconds';
-import { canonicalJson, chainOf, GENESIS, type LedgerHead, linkHash, linkHashOfCanonical } from './ledger';
+import { canonicalJson, chainOf, GENESIS, type LedgerHead, linkHash } from './ledger';
+import { InThreadWriter, type LogWriter, ThreadedWriter } from './sqlite-log-writer';
+import { openLog, type SerializedEvent } from './sqlite-writer';
 import {
   AppendResult,
   BatchHandler,
@@ -19,7 +19,6 @@ import {
   ReadStreamOptions,
   StoreUnavailableError,
   StoredEvent,
-  WrongExpectedRevisionError,
 } from './event-store.port';
 
 interface Row {
@@ -56,15 +55,6 @@ CREATE TABLE IF NOT EXISTS chain_heads (
 /** Columns added after the first release: a log written before them gets them (and its chain) on open. */
 const CHAIN_COLUMNS = ["org TEXT NOT NULL DEFAULT ''", "hash TEXT NOT NULL DEFAULT ''"];
 
-/** An event to append with its data and metadata already in the canonical JSON that is stored and linked. */
-interface SerializedEvent {
-  id: string;
-  type: string;
-  data: string;
-  metadata: string;
-  org: string;
-}
-
 interface PendingAppend {
   stream: string;
   events: SerializedEvent[];
@@ -100,22 +90,13 @@ export class SqliteEventStore implements EventStore {
   private readonly pollMs: number;
   private readonly appended = new EventEmitter();
   private readonly stmt: ReturnType<SqliteEventStore['prepare']>;
-  private readonly appendTx: Database.Transaction<
-    (stream: string, events: SerializedEvent[], expected: ExpectedRevision) => AppendResult
-  >;
-  private readonly groupTx: Database.Transaction<
-    (batch: PendingAppend[], outcomes: ({ ok: AppendResult } | { error: unknown })[]) => void
-  >;
+  /** Commits on a thread of their own for a file (ADR 0006), on this one for ':memory:'. */
+  private readonly writer: LogWriter;
   private closed = false;
 
   constructor(options: SqliteEventStoreOptions) {
-    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-    this.db = new Database(options.path);
-    this.db.pragma('journal_mode = WAL');
-    // FULL: a commit acknowledged to a client survives power loss (NORMAL may roll the last ones back,
-    // and a read model already past them would then skip the positions that get reused).
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.db = openLog(options.path, busyTimeoutMs);
     this.db.exec(SCHEMA);
     this.migrateChain();
     this.clock = options.clock ?? nowMicros;
@@ -123,20 +104,10 @@ export class SqliteEventStore implements EventStore {
     this.maxAppendSize = options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE;
     this.appended.setMaxListeners(0);
     this.stmt = this.prepare();
-    this.appendTx = this.db.transaction(
-      (stream: string, events: SerializedEvent[], expected: ExpectedRevision) =>
-        this.appendInTransaction(stream, events, expected),
-    );
-    // Called inside groupTx, appendTx is a savepoint: a failed append rolls back alone.
-    this.groupTx = this.db.transaction((batch: PendingAppend[], outcomes) => {
-      for (const p of batch) {
-        try {
-          outcomes.push({ ok: this.appendTx(p.stream, p.events, p.expected) });
-        } catch (error) {
-          outcomes.push({ error });
-        }
-      }
-    });
+    this.writer =
+      options.path === ':memory:'
+        ? new InThreadWriter(this.db)
+        : new ThreadedWriter(options.path, busyTimeoutMs);
   }
 
   /**
@@ -187,23 +158,6 @@ export class SqliteEventStore implements EventStore {
   private prepare() {
     const db = this.db;
     return {
-      streamRevision: db.prepare<[string], { revision: number | null }>(
-        'SELECT MAX(revision) AS revision FROM events WHERE stream = ?',
-      ),
-      byEventId: db.prepare<[string], Row>('SELECT * FROM events WHERE event_id = ?'),
-      lastRecorded: db.prepare<[], { recorded_at: number }>(
-        'SELECT recorded_at FROM events ORDER BY position DESC LIMIT 1',
-      ),
-      insert: db.prepare(
-        `INSERT INTO events (event_id, stream, revision, type, data, metadata, recorded_at, org, hash)
-         VALUES (@id, @stream, @revision, @type, @data, @metadata, @recordedAt, @org, @hash)`,
-      ),
-      chainHead: db.prepare<[string], { position: number; hash: string }>(
-        'SELECT position, hash FROM chain_heads WHERE org = ?',
-      ),
-      setChainHead: db.prepare(
-        'INSERT INTO chain_heads (org, position, hash) VALUES (?, ?, ?) ON CONFLICT(org) DO UPDATE SET position = excluded.position, hash = excluded.hash',
-      ),
       ledgerHead: db.prepare<[string, number], { position: number; recorded_at: number; hash: string }>(
         'SELECT position, recorded_at, hash FROM events WHERE org = ? AND recorded_at <= ? ORDER BY position DESC LIMIT 1',
       ),
@@ -227,47 +181,9 @@ export class SqliteEventStore implements EventStore {
     };
   }
 
-  private appendInTransaction(
-    stream: string,
-    events: SerializedEvent[],
-    expected: ExpectedRevision,
-  ): AppendResult {
-    const replay = this.previousAppend(stream, events);
-    if (replay) return replay;
-    const current = this.stmt.streamRevision.get(stream)?.revision ?? -1;
-    assertExpected(stream, expected, current);
-    const last = this.stmt.lastRecorded.get()?.recorded_at ?? 0;
-    const recordedAt = Math.max(this.clock(), last);
-    let position = 0;
-    events.forEach((event, i) => {
-      const previous = this.stmt.chainHead.get(event.org)?.hash ?? GENESIS;
-      const hash = linkHashOfCanonical(previous, { stream, ...event, recordedAt });
-      const info = this.stmt.insert.run({ ...event, stream, revision: current + 1 + i, recordedAt, hash });
-      position = Number(info.lastInsertRowid);
-      this.stmt.setChainHead.run(event.org, position, hash);
-    });
-    return { nextRevision: current + events.length, position, recordedAt };
-  }
-
-  /** The same event ids appended before: answer what that append answered. */
-  private previousAppend(stream: string, events: SerializedEvent[]): AppendResult | undefined {
-    const first = this.stmt.byEventId.get(events[0].id);
-    if (!first) return undefined;
-    const rows = events.map((e) => this.stmt.byEventId.get(e.id));
-    const consistent = rows.every(
-      (row, i) => row && row.stream === stream && row.revision === first.revision + i,
-    );
-    if (!consistent) throw new WrongExpectedRevisionError(stream, 'any', first.revision);
-    const last = rows[rows.length - 1]!;
-    return { nextRevision: last.revision, position: last.position, recordedAt: last.recorded_at };
-  }
-
-  /** Journal mode and synchronous level of the connection (2 = FULL). */
-  durability(): { journalMode: string; synchronous: number } {
-    return {
-      journalMode: this.db.pragma('journal_mode', { simple: true }) as string,
-      synchronous: this.db.pragma('synchronous', { simple: true }) as number,
-    };
+  /** Journal mode and synchronous level of the connection that writes (2 = FULL). */
+  durability(): Promise<{ journalMode: string; synchronous: number }> {
+    return this.writer.durability();
   }
 
   private queued: PendingAppend[] = [];
@@ -293,30 +209,50 @@ export class SqliteEventStore implements EventStore {
     if (this.closed)
       return Promise.reject(new StoreUnavailableError('SQLite', new Error('the event store is closed')));
     return new Promise<AppendResult>((resolve, reject) => {
-      if (this.queued.length === 0) setImmediate(() => this.commitQueued());
+      if (this.queued.length === 0 && !this.committing) setImmediate(() => this.commitQueued());
       this.queued.push({ stream, events: serialized, expected, resolve, reject });
     });
   }
 
+  /** The batch being committed; appends arriving meanwhile wait for it and go in the next one. */
+  private committing?: Promise<void>;
+
   private commitQueued(): void {
+    if (this.committing || this.queued.length === 0) return;
     const batch = this.queued;
     this.queued = [];
-    const outcomes: ({ ok: AppendResult } | { error: unknown })[] = [];
-    try {
-      this.guard(() => this.groupTx.immediate(batch, outcomes));
-    } catch (error) {
+    if (this.closed) {
+      const error = new StoreUnavailableError('SQLite', new Error('the event store is closed'));
       for (const p of batch) p.reject(error);
       return;
     }
-    let last = 0;
-    batch.forEach((p, i) => {
-      const outcome = outcomes[i];
-      if ('ok' in outcome) {
-        last = Math.max(last, outcome.ok.position);
-        p.resolve(outcome.ok);
-      } else p.reject(outcome.error);
+    const requests = batch.map((p) => ({
+      stream: p.stream,
+      events: p.events,
+      expected: p.expected,
+      now: this.clock(),
+    }));
+    this.committing = this.writer.commit(requests).then(
+      (outcomes) => {
+        let last = 0;
+        batch.forEach((p, i) => {
+          const outcome = outcomes[i];
+          if ('ok' in outcome) {
+            last = Math.max(last, outcome.ok.position);
+            p.resolve(outcome.ok);
+          } else p.reject(unavailableWhenLocked(outcome.error));
+        });
+        if (last > 0) this.appended.emit('appended', last);
+      },
+      (error: unknown) => {
+        for (const p of batch) p.reject(unavailableWhenLocked(error));
+      },
+    );
+    void this.committing.finally(() => {
+      this.committing = undefined;
+      // On the next turn, once the answered appenders have appended again: they go in one batch.
+      if (this.queued.length > 0) setImmediate(() => this.commitQueued());
     });
-    if (last > 0) this.appended.emit('appended', last);
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
@@ -385,10 +321,7 @@ export class SqliteEventStore implements EventStore {
     try {
       return operation();
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
-        throw new StoreUnavailableError('SQLite', error);
-      throw error;
+      throw unavailableWhenLocked(error);
     }
   }
 
@@ -416,17 +349,17 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    while (this.committing) await this.committing;
+    this.commitQueued(); // refuses what is queued
+    await this.writer.close();
     this.db.close();
   }
 }
 
-export function assertExpected(stream: string, expected: ExpectedRevision, current: number): void {
-  const ok =
-    expected === 'any' ||
-    (expected === 'no_stream' && current === -1) ||
-    (expected === 'stream_exists' && current >= 0) ||
-    expected === current;
-  if (!ok) throw new WrongExpectedRevisionError(stream, expected, current === -1 ? 'no_stream' : current);
+/** Another process's lock past busy_timeout is answered 503 like a server outage; anything else is a bug. */
+function unavailableWhenLocked(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' ? new StoreUnavailableError('SQLite', error) : error;
 }
 
 function toStored(row: Row): StoredEvent {
