@@ -31,6 +31,8 @@ interface Queue {
   caps: GroupCaps;
   handler?: JobHandler;
   onDeadLetter?: WorkOptions['onDeadLetter'];
+  /** The next job's start, on the next turn of the event loop. */
+  pumpScheduled?: NodeJS.Immediate;
 }
 
 /** The embedded job runner: same semantics as the BullMQ adapter, in this process. */
@@ -105,17 +107,27 @@ export class InProcessJobs implements Jobs {
    */
   private readonly detached = AsyncLocalStorage.snapshot();
 
+  /**
+   * Starts the next job the fair scheduler gives, then the one after on the
+   * next turn of the event loop: a job runs synchronously up to its first real
+   * I/O (its log reads are synchronous SQLite), so a hundred jobs made ready
+   * at once started in one turn held the loop for all of them; one per turn
+   * lets requests be served in between.
+   */
   private pump(q: Queue): void {
-    while (!this.closed && q.handler) {
-      const next = q.ready.next();
-      if (!next) return;
-      const job = q.jobs.get(next.item)!;
-      const handler = q.handler;
-      void this.detached(() => this.run(q, job, handler)).finally(() => {
-        q.ready.finish(next.group);
-        this.pump(q);
-      });
-    }
+    if (q.pumpScheduled || this.closed || !q.handler) return;
+    const next = q.ready.next();
+    if (!next) return;
+    const job = q.jobs.get(next.item)!;
+    const handler = q.handler;
+    void this.detached(() => this.run(q, job, handler)).finally(() => {
+      q.ready.finish(next.group);
+      this.pump(q);
+    });
+    q.pumpScheduled = setImmediate(() => {
+      q.pumpScheduled = undefined;
+      this.pump(q);
+    });
   }
 
   private async run(q: Queue, job: Job, handler: JobHandler): Promise<void> {
@@ -177,6 +189,7 @@ export class InProcessJobs implements Jobs {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    for (const q of this.queues.values()) if (q.pumpScheduled) clearImmediate(q.pumpScheduled);
   }
 }
 

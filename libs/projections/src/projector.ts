@@ -7,6 +7,7 @@ import {
 } from '#des/event-store';
 import type { Doc, ReadStore } from '#des/read-store';
 import { PositionedWrite, applyAllOnce, applyOnce } from './guarded-write';
+import { TimeSlice } from './time-slice';
 import { BatchOverlay } from './batch-overlay';
 import { CHECKPOINTS, DocWrite, Projection, ProjectionReads, declareCollections } from './projection';
 import { POSITIONS, advancePositions, forgetPositions, positionsFrom } from './checkpoint-positions';
@@ -338,6 +339,8 @@ export class Projector implements ProjectionProgress {
 
   private pending: PendingWrite[] = [];
   private readonly overlay = new BatchOverlay();
+  /** A batch gives the event loop a turn every 10 ms of its work (ADR 0008). */
+  private readonly slice = new TimeSlice();
 
   /**
    * Sends pending writes in lanes, one per organization, side by side: one
@@ -374,6 +377,7 @@ export class Projector implements ProjectionProgress {
         groups.set(key, list);
       }
       for (const writes of groups.values()) {
+        await this.slice.turn();
         const { projection, write } = writes[0];
         try {
           await applyAllOnce(this.store, write.collection, writes);
@@ -516,6 +520,7 @@ export class Projector implements ProjectionProgress {
       const done = this.checkpoints.get(key) ?? 0;
       for (const event of events) {
         if (event.position <= done) continue;
+        await this.slice.turn();
         try {
           for (const output of await reaction.react(event, this.reads, this.effects)) {
             if (output.events.length) await this.appendOnce(output);
@@ -614,6 +619,7 @@ export class Projector implements ProjectionProgress {
     this.overlay.clear();
     try {
       for (const event of batch) {
+        await this.slice.turn();
         for (const projection of this.projections) {
           if (this.failed.has(projection.name)) continue;
           if ((this.checkpoints.get(projection.name) ?? 0) >= event.position) continue;
