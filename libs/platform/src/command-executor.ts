@@ -9,9 +9,9 @@ import {
   nowMicros,
 } from '#des/event-store';
 import type { ProjectionProgress } from '#des/projections';
-import { DomainError } from './domain-error';
+import { DomainError } from '#des/kernel';
 import type { Config } from './config';
-import { Decider, DomainEvent } from './decider';
+import type { Decider, DomainEvent } from '#des/kernel';
 import { EventLogQuota } from './event-log-quota';
 import { AttemptTag, IdempotentAttempt, idempotentAttempts } from './idempotent-attempt';
 import { Metrics } from './metrics';
@@ -81,6 +81,31 @@ export class CommandExecutor {
     return { state, revision };
   }
 
+  /** Per stream, the end of the last write to it this process started. */
+  private readonly writing = new Map<string, Promise<void>>();
+
+  /**
+   * Runs `write` (load, decide, append) once the writes to `stream` this
+   * process started before it have appended: concurrent commands on one
+   * stream take turns instead of deciding on the same revision and all but
+   * one failing on a conflict. The turn ends at the append, not at the
+   * read-your-writes wait, so a reaction the projector runs on the same
+   * stream is never waiting on a command that waits on the projector.
+   */
+  private async oneAtATime<T>(stream: string, write: () => Promise<T>): Promise<T> {
+    const before = this.writing.get(stream) ?? Promise.resolve();
+    let done!: () => void;
+    const turn = before.then(() => new Promise<void>((resolve) => (done = resolve)));
+    this.writing.set(stream, turn);
+    try {
+      await before;
+      return await write();
+    } finally {
+      done();
+      if (this.writing.get(stream) === turn) this.writing.delete(stream);
+    }
+  }
+
   private readonly states = new WeakMap<object, Map<string, { revision: number; state: unknown }>>();
 
   private cacheOf<S>(decider: object): Map<string, { revision: number; state: S }> {
@@ -122,29 +147,38 @@ export class CommandExecutor {
       metadata = { ...metadata, idempotency: { claim: request.claim, write } satisfies AttemptTag };
     }
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const { state, revision } = await this.load(stream, decider);
-      const now = nowMicros();
-      const decided = decider.decide(command, state, { now, newId: randomUUID });
-      if (decided.length === 0) return { state, events: [], position: null, recordedAt: null };
-      const toAppend = decided.map((e) => ({ id: randomUUID(), type: e.type, data: { ...e.data }, metadata }));
-      const release = await this.reserveQuota(toAppend, options);
-      try {
-        const appended = await this.events.append(stream, toAppend, revision < 0 ? 'no_stream' : revision);
-        for (const e of decided) this.metrics.eventsAppended.inc({ type: e.type });
-        if (options.awaitReadModels ?? true) await this.awaitReadModels(appended.position);
-        const next = decided.reduce((s, e) => decider.evolve(s, e, appended.recordedAt), state);
-        this.remember(this.cacheOf<S>(decider), stream, appended.nextRevision, next);
-        return { state: next, events: decided, position: appended.position, recordedAt: appended.recordedAt };
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      const outcome = await this.oneAtATime(stream, async () => {
+        const { state, revision } = await this.load(stream, decider);
+        const decided = decider.decide(command, state, { now: nowMicros(), newId: randomUUID });
+        if (decided.length === 0) return { state, decided };
+        const toAppend = decided.map((e) => ({ id: randomUUID(), type: e.type, data: { ...e.data }, metadata }));
+        const release = await this.reserveQuota(toAppend, options);
+        try {
+          const appended = await this.events.append(stream, toAppend, revision < 0 ? 'no_stream' : revision);
+          const next = decided.reduce((s, e) => decider.evolve(s, e, appended.recordedAt), state);
+          this.remember(this.cacheOf<S>(decider), stream, appended.nextRevision, next);
+          return { state: next, decided, appended };
+        } catch (error) {
+          if (error instanceof WrongExpectedRevisionError) return 'conflict' as const;
+          throw error;
+        } finally {
+          release();
+        }
+      });
+      if (outcome === 'conflict') {
+        // Another process wrote the stream meanwhile (this one's writes to it take turns).
         this.metrics.appendConflicts.inc();
         // Jittered back-off so racing writers spread out instead of colliding again.
         await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
-      } finally {
-        release();
+        continue;
       }
+      const { state, decided, appended } = outcome;
+      if (!appended) return { state, events: [], position: null, recordedAt: null };
+      for (const e of decided) this.metrics.eventsAppended.inc({ type: e.type });
+      if (options.awaitReadModels ?? true) await this.awaitReadModels(appended.position);
+      return { state, events: decided, position: appended.position, recordedAt: appended.recordedAt };
     }
-    throw new DomainError(409, 'The resource was changed concurrently; retry the request.');
+    throw new DomainError('conflict', 'The resource was changed concurrently; retry the request.');
   }
 
   /**
