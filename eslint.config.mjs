@@ -26,4 +26,37 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The domain (ADR 0007): a decider or an event file imports only the kernel and its own
+    // feature's deciders and events. Type imports are erased, so they may name anything.
+    files: ['libs/*/src/*.decider.ts', 'libs/*/src/*.events.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!#des/kernel$|\\./[\\w.-]+\\.(decider|events)$)',
+              allowTypeImports: true,
+              message:
+                'A decider or event file imports only #des/kernel and its own feature’s deciders and events (no framework, no I/O); `import type` for anything else.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The kernel depends on nothing.
+    files: ['libs/kernel/src/**/*.ts'],
+    ignores: ['libs/kernel/src/**/*.spec.ts', 'libs/kernel/src/*.testing.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!\\./)', message: 'The kernel imports nothing but its own files.' }] },
+      ],
+    },
+  },
 );

@@ -2,7 +2,8 @@ import { Body, Controller, Get, HttpCode, Module, Param, Put, Res, Inject } from
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import type { Response } from 'express';
-import { ApiError, CommandExecutor, Decider, DomainEvent, READ_STORE, Requires } from '#des/platform';
+import { Decider, DomainEvent } from '#des/kernel';
+import { ApiError, CommandExecutor, READ_STORE, Requires } from '#des/platform';
 import type { ReadStore } from '#des/read-store';
 
 /**

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Config, DomainError, PlatformModule } from '#des/platform';
+import { DomainError } from '#des/kernel';
+import { Config, PlatformModule } from '#des/platform';
 import { AccountsCommandsModule, FEATURES, Feature, OrganizationBootstrap } from '#des/accounts';
 import { allProjections } from '#des/service';
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { CommandExecutor, Config, DomainError, PlatformModule } from '#des/platform';
+import { DomainError } from '#des/kernel';
+import { CommandExecutor, Config, PlatformModule } from '#des/platform';
 import { ChangeDelivery, deliveryDecider, deliveryStream } from '#des/actions';
 import { allProjections } from '#des/service';
 

@@ -1,14 +1,8 @@
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
-import {
-  CommandExecutor,
-  Config,
-  DomainError,
-  PlatformModule,
-  TENANT_LIMIT_DEFAULTS,
-  TENANT_LIMIT_NAMES,
-} from '#des/platform';
+import { DomainError, TENANT_LIMIT_NAMES } from '#des/kernel';
+import { CommandExecutor, Config, PlatformModule, TENANT_LIMIT_DEFAULTS } from '#des/platform';
 import {
   AccountsCommandsModule,
   effectiveLimits,

@@ -2,7 +2,8 @@ import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import type { EventMetadata } from '#des/event-store';
 import { microsToSeconds } from '#des/event-store';
-import { CommandExecutor, DomainError, stableId } from '#des/platform';
+import { DomainError } from '#des/kernel';
+import { CommandExecutor, stableId } from '#des/platform';
 import { apiKeysDecider, apiKeysStream } from './api-keys.decider';
 import { hashApiKey, newApiKey } from './api-key-secret';
 import {
@@ -12,7 +13,7 @@ import {
   organizationDecider,
   organizationStream,
 } from './organization.decider';
-import type { Privilege } from '#des/platform';
+import type { Privilege } from '#des/kernel';
 
 /** Who asks: recorded as the events' actor. */
 export interface Actor {
@@ -217,7 +218,7 @@ export class SetOrganizationLimitsHandler implements ICommandHandler<SetOrganiza
 /** Accounts are never deleted, so checking the organization's stream first is safe. */
 async function requireAccount(executor: CommandExecutor, org: string, account: string): Promise<void> {
   const { state } = await executor.load(organizationStream(org), organizationDecider);
-  if (!state.accounts[account]) throw new DomainError(404, 'Service account not found');
+  if (!state.accounts[account]) throw new DomainError('not_found', 'Service account not found');
 }
 
 export const accountCommandHandlers = [

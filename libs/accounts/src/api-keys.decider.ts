@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '#des/platform';
-import { DomainError } from '#des/platform';
+import type { Decider, DomainEvent } from '#des/kernel';
+import { DomainError } from '#des/kernel';
 
 /** The keys of one service account. */
 export const apiKeysStream = (org: string, account: string) => `service_account-${org}/${account}`;
@@ -45,7 +45,7 @@ export const apiKeysDecider: Decider<ApiKeyCommand, ApiKeysState, ApiKeyEvent> =
         // Ids are new UUIDs; one seen before is a write replayed by mistake, never a second key.
         if (state.keys[command.id]) throw new Error(`API key ${command.id} exists already`);
         if (command.expiresAt !== 0 && command.expiresAt * 1_000_000 <= now) {
-          throw new DomainError(400, 'expires_at cannot be in the past', {
+          throw new DomainError('invalid', 'expires_at cannot be in the past', {
             expires_at: 'must be 0 or absent (never expires), or a UNIX timestamp in the future',
           });
         }
@@ -63,7 +63,7 @@ export const apiKeysDecider: Decider<ApiKeyCommand, ApiKeysState, ApiKeyEvent> =
         ];
       case 'revoke_api_key': {
         const key = state.keys[command.id];
-        if (!key) throw new DomainError(404, 'API key not found');
+        if (!key) throw new DomainError('not_found', 'API key not found');
         if (key.revoked) return [];
         return [{ type: 'api_key_revoked', data: { id: command.id, service_account: command.account } }];
       }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { deciderSpec } from '#des/platform/testing';
+import { deciderSpec } from '#des/kernel/testing';
 import { ApiKeyCommand, apiKeysDecider, ApiKeyEvent } from './api-keys.decider';
 import { OrganizationCommand, organizationDecider, OrganizationEvent } from './organization.decider';
 
@@ -26,7 +26,7 @@ describe('organization decider', () => {
     organization
       .given(created)
       .when({ kind: 'create_organization', name: 'acme', features: [], maxUsers: 1 })
-      .thenError(400, "Organization 'acme' already exists", null);
+      .thenError('invalid', "Organization 'acme' already exists", null);
   });
 
   it('creates service accounts up to the maximum number of users', () => {
@@ -49,12 +49,12 @@ describe('organization decider', () => {
     organization
       .given(created, account('admin'))
       .when(cmd('admin'))
-      .thenError(400, 'Service account already exists');
+      .thenError('invalid', 'Service account already exists');
     organization
       .given(created, account('a'), account('b'))
       .when(cmd('third'))
-      .thenError(400, "Maximum number of users has been reached for 'acme'", null);
-    organization.given().when(cmd('x')).thenError(404);
+      .thenError('invalid', "Maximum number of users has been reached for 'acme'", null);
+    organization.given().when(cmd('x')).thenError('not_found');
   });
 });
 
@@ -93,9 +93,9 @@ describe('organization limits', () => {
     const refusal = organization
       .given(created)
       .when(setLimits({ writesPerSecond: -1, eventLogBytes: 1.5, speed: 3 }, ['colour' as never]))
-      .thenError(400, 'Invalid organization limits');
+      .thenError('invalid', 'Invalid organization limits');
     assert.deepEqual(Object.keys(refusal.errors ?? {}).sort(), ['colour', 'eventLogBytes', 'speed', 'writesPerSecond']);
-    organization.given().when(setLimits({ writesPerSecond: 1 })).thenError(404, 'Organization not found');
+    organization.given().when(setLimits({ writesPerSecond: 1 })).thenError('not_found', 'Organization not found');
   });
 });
 
@@ -128,7 +128,7 @@ describe('api keys decider', () => {
     const refusal = apiKeys
       .given()
       .when(create(NOW / 1_000_000))
-      .thenError(400, 'expires_at cannot be in the past');
+      .thenError('invalid', 'expires_at cannot be in the past');
     assert.ok(refusal.errors?.expires_at);
   });
 
@@ -138,6 +138,6 @@ describe('api keys decider', () => {
     apiKeys
       .given(keyCreated, revokedEvent)
       .when({ ...revoke, id: 'nope' })
-      .thenError(404, 'API key not found', null);
+      .thenError('not_found', 'API key not found', null);
   });
 });

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent, Privilege, TenantLimits } from '#des/platform';
-import { DomainError, TENANT_LIMIT_NAMES } from '#des/platform';
+import type { Decider, DomainEvent, Privilege, TenantLimits } from '#des/kernel';
+import { DomainError, TENANT_LIMIT_NAMES } from '#des/kernel';
 
 export const FEATURES = ['evaluations', 'controls'] as const;
 export type Feature = (typeof FEATURES)[number];
@@ -70,7 +70,7 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationState
   decide(command, state) {
     switch (command.kind) {
       case 'create_organization':
-        if (state.exists) throw new DomainError(400, `Organization '${command.name}' already exists`);
+        if (state.exists) throw new DomainError('invalid', `Organization '${command.name}' already exists`);
         return [
           {
             type: 'organization_created',
@@ -78,10 +78,10 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationState
           },
         ];
       case 'create_service_account':
-        if (!state.exists) throw new DomainError(404, 'Organization not found');
-        if (state.accounts[command.name]) throw new DomainError(400, 'Service account already exists');
+        if (!state.exists) throw new DomainError('not_found', 'Organization not found');
+        if (state.accounts[command.name]) throw new DomainError('invalid', 'Service account already exists');
         if (Object.keys(state.accounts).length >= state.maxUsers) {
-          throw new DomainError(400, `Maximum number of users has been reached for '${state.name}'`);
+          throw new DomainError('invalid', `Maximum number of users has been reached for '${state.name}'`);
         }
         return [
           {
@@ -95,7 +95,7 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationState
           },
         ];
       case 'set_limits': {
-        if (!state.exists) throw new DomainError(404, 'Organization not found');
+        if (!state.exists) throw new DomainError('not_found', 'Organization not found');
         const limits = changedOverrides(state.limits, command.set, command.reset);
         if (sameOverrides(limits, state.limits)) return [];
         return [{ type: 'organization_limits_set', data: { limits } }];
@@ -113,7 +113,7 @@ function changedOverrides(current: LimitOverrides, set: LimitOverrides, reset: L
   for (const [name, value] of Object.entries(set)) {
     if (!Number.isSafeInteger(value) || value < 0) errors[name] = 'must be a whole number ≥ 0 (0: unlimited)';
   }
-  if (Object.keys(errors).length) throw new DomainError(400, 'Invalid organization limits', errors);
+  if (Object.keys(errors).length) throw new DomainError('invalid', 'Invalid organization limits', errors);
   const kept = reset === 'all' ? {} : omit(current, reset);
   const limits: LimitOverrides = {};
   // In the order of TENANT_LIMIT_NAMES, so equal sets are equal events.

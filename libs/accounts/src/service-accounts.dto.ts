@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNumber, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
-import { PRIVILEGES, Privilege } from '#des/platform';
+import { PRIVILEGES, Privilege } from '#des/kernel';
 
 export class CreateServiceAccountDto {
   @ApiProperty({ pattern: '^[a-zA-Z0-9-]+$', maxLength: 64, example: 'ci-pipeline' })

@@ -1,10 +1,10 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { TenantLimits } from '#des/kernel';
 import {
   CONFIG,
   Config,
   Metrics,
   READ_STORE,
-  TenantLimits,
   TenantLimitsSource,
   TenantSources,
   TenantUsage,

@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { deciderSpec } from '#des/platform/testing';
+import { deciderSpec } from '#des/kernel/testing';
 import { ActionCommand, ActionEvent, actionsDecider } from './action.decider';
 
 const { given } = deciderSpec(actionsDecider, { newId: () => 'secret-1' });
@@ -45,13 +45,13 @@ describe('actions decider', () => {
       .then([created(3, 'b')]);
     given(created(1, 'a'), created(2, 'b'), deleted)
       .when({ kind: 'delete_action', number: 2 })
-      .thenError(404, 'Action not found');
+      .thenError('not_found', 'Action not found');
   });
 
   it('rotates the secret of a live action only', () => {
     given(created(1, 'a'))
       .when({ kind: 'rotate_secret', number: 1 }, { newId: () => 'secret-2' })
       .then([{ type: 'action_secret_rotated', data: { number: 1, secret_id: 'secret-2' } }]);
-    given().when({ kind: 'rotate_secret', number: 1 }).thenError(404, 'Action not found');
+    given().when({ kind: 'rotate_secret', number: 1 }).thenError('not_found', 'Action not found');
   });
 });

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '#des/platform';
-import { DomainError } from '#des/platform';
+import type { Decider, DomainEvent } from '#des/kernel';
+import { DomainError } from '#des/kernel';
 
 /** Every action of an organization is one stream: numbers are handed out in order, once. */
 export const actionsStream = (org: string) => `actions-${org}`;
@@ -70,7 +70,7 @@ const sameFields = (a: ActionFields, b: ActionFields) =>
 
 function live(state: ActionsState, number: number): ActionRecord {
   const action = state.actions[number];
-  if (!action) throw new DomainError(404, ACTION_NOT_FOUND);
+  if (!action) throw new DomainError('not_found', ACTION_NOT_FOUND);
   return action;
 }
 

@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { deciderSpec } from '#des/platform/testing';
+import { deciderSpec } from '#des/kernel/testing';
 import { DeliveryCommand, deliveryDecider, DeliveryEvent } from './delivery.decider';
 
 const { given } = deciderSpec(deliveryDecider);
@@ -78,8 +78,8 @@ describe('delivery decider', () => {
       .then([]); // a late report of round 1
     given(scheduled, delivered(1))
       .when({ kind: 'redeliver', id: 'd1' })
-      .thenError(400, 'Only a dead-lettered delivery can be sent again');
-    given().when({ kind: 'redeliver', id: 'd1' }).thenError(404, 'Delivery not found');
+      .thenError('invalid', 'Only a dead-lettered delivery can be sent again');
+    given().when({ kind: 'redeliver', id: 'd1' }).thenError('not_found', 'Delivery not found');
   });
 
   it('dead-letters what the queue gave up on, unless settled', () => {

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '#des/platform';
-import { DomainError } from '#des/platform';
+import type { Decider, DomainEvent } from '#des/kernel';
+import { DomainError } from '#des/kernel';
 import type { Target, Trigger } from './action.decider';
 
 /** One notification: one (environment event, action, target), delivered at least once, recorded once. */
@@ -85,7 +85,7 @@ export const deliveryDecider: Decider<DeliveryCommand, DeliveryState, DeliveryEv
 
   decide(command, state) {
     const scheduled = state.scheduled;
-    if (!scheduled) throw new DomainError(404, DELIVERY_NOT_FOUND);
+    if (!scheduled) throw new DomainError('not_found', DELIVERY_NOT_FOUND);
     const action = scheduled.action;
     switch (command.kind) {
       case 'record_attempt': {
@@ -123,7 +123,7 @@ export const deliveryDecider: Decider<DeliveryCommand, DeliveryState, DeliveryEv
         ];
       case 'redeliver':
         if (state.status !== 'dead_lettered') {
-          throw new DomainError(400, 'Only a dead-lettered delivery can be sent again', {
+          throw new DomainError('invalid', 'Only a dead-lettered delivery can be sent again', {
             delivery: `delivery ${command.id} is ${state.status}`,
           });
         }

@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { deciderSpec } from '#des/platform/testing';
+import { deciderSpec } from '#des/kernel/testing';
 import {
   AttestationTypeCommand,
   attestationTypeDecider,
@@ -25,13 +25,13 @@ const archived: AttestationTypeEvent = { type: 'attestation_type_archived', data
 describe('attestation type decider', () => {
   it('creates a type once', () => {
     given().when(create).then([created]);
-    given(created).when(create).thenError(400, 'Custom attestation type already exists');
-    given(created, archived).when(create).thenError(400, 'Custom attestation type already exists');
+    given(created).when(create).thenError('invalid', 'Custom attestation type already exists');
+    given(created, archived).when(create).thenError('invalid', 'Custom attestation type already exists');
   });
 
   it('archives an existing type once; an unknown type is 404', () => {
     given(created).when(archive).then([archived]);
     given(created, archived).when(archive).then([]);
-    given().when(archive).thenError(404, 'Custom attestation type not found');
+    given().when(archive).thenError('not_found', 'Custom attestation type not found');
   });
 });

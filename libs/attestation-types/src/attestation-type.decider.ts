@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '#des/platform';
-import { DomainError } from '#des/platform';
+import type { Decider, DomainEvent } from '#des/kernel';
+import { DomainError } from '#des/kernel';
 
 export const attestationTypeStream = (org: string, name: string) => `attestation_type-${org}/${name}`;
 
@@ -32,7 +32,7 @@ export const attestationTypeDecider: Decider<
   },
   decide(command, state) {
     if (command.kind === 'create') {
-      if (state.exists) throw new DomainError(400, 'Custom attestation type already exists');
+      if (state.exists) throw new DomainError('invalid', 'Custom attestation type already exists');
       return [
         {
           type: 'attestation_type_created',
@@ -45,7 +45,7 @@ export const attestationTypeDecider: Decider<
         },
       ];
     }
-    if (!state.exists) throw new DomainError(404, 'Custom attestation type not found');
+    if (!state.exists) throw new DomainError('not_found', 'Custom attestation type not found');
     return state.archived ? [] : [{ type: 'attestation_type_archived', data: { name: command.name } }];
   },
 };

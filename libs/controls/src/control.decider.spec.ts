@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { deciderSpec, tagPatch } from '#des/platform/testing';
+import { deciderSpec, tagPatch } from '#des/kernel/testing';
 import { ControlCommand, controlDecider, ControlEvent } from './control.decider';
 
 const { given } = deciderSpec(controlDecider);
@@ -36,7 +36,7 @@ const updated = (version: number, fields: object): ControlEvent => {
 describe('control decider', () => {
   it('creates a control at version 1, once', () => {
     given().when(create).then([created]);
-    given(created).when(create).thenError(400, 'Input payload validation failed', {
+    given(created).when(create).thenError('invalid', 'Input payload validation failed', {
       identifier: "a control 'SOC2-CC8.1' already exists; update it with PUT",
     });
   });
@@ -58,7 +58,7 @@ describe('control decider', () => {
   it('refuses to update an unknown control', () => {
     given()
       .when(update({ name: 'x' }))
-      .thenError(404, 'Control not found');
+      .thenError('not_found', 'Control not found');
   });
 
   it('changes tags without a new version, and only what changes', () => {
@@ -82,6 +82,6 @@ describe('control decider', () => {
       .then([{ type: 'tags_changed', data: { set_tags: {}, remove_tags: ['owner'], tags: {} } }]);
     given()
       .when(tag({ owner: 'sec' }))
-      .thenError(404, 'Resource not found');
+      .thenError('not_found', 'Resource not found');
   });
 });

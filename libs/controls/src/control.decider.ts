@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent, TagChange, Tags, TagsChanged } from '#des/platform';
-import { decideTagChange, DomainError } from '#des/platform';
+import type { Decider, DomainEvent, TagChange, Tags, TagsChanged } from '#des/kernel';
+import { decideTagChange, DomainError } from '#des/kernel';
 
 export const controlStream = (org: string, identifier: string) => `control-${org}/${identifier}`;
 
@@ -55,7 +55,7 @@ export const controlDecider: Decider<ControlCommand, ControlState, ControlEvent>
     switch (command.kind) {
       case 'create_control': {
         if (state.exists) {
-          throw new DomainError(400, 'Input payload validation failed', {
+          throw new DomainError('invalid', 'Input payload validation failed', {
             identifier: `a control '${command.identifier}' already exists; update it with PUT`,
           });
         }
@@ -68,7 +68,7 @@ export const controlDecider: Decider<ControlCommand, ControlState, ControlEvent>
         ];
       }
       case 'update_control': {
-        if (!state.exists) throw new DomainError(404, CONTROL_NOT_FOUND);
+        if (!state.exists) throw new DomainError('not_found', CONTROL_NOT_FOUND);
         const fields: ControlFields = {
           name: command.name ?? state.fields.name,
           description: command.description ?? state.fields.description,
@@ -83,7 +83,7 @@ export const controlDecider: Decider<ControlCommand, ControlState, ControlEvent>
         ];
       }
       case 'change_tags': {
-        if (!state.exists) throw new DomainError(404, 'Resource not found');
+        if (!state.exists) throw new DomainError('not_found', 'Resource not found');
         return decideTagChange(state.tags, command.change);
       }
     }

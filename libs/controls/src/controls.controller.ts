@@ -1,15 +1,8 @@
 import { Body, Controller, Get, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
-import {
-  ApiError,
-  AtQuery,
-  READ_STORE,
-  ReadModelsAt,
-  Requires,
-  tagsOf,
-  VALIDATION_FAILED,
-} from '#des/platform';
+import { tagsOf } from '#des/kernel';
+import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires, VALIDATION_FAILED } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/accounts';
 import { POLICIES } from '#des/policies';

@@ -1,4 +1,4 @@
-import { storedTags } from '#des/platform';
+import { storedTags } from '#des/kernel';
 import { aggregateEvent, type Projection } from '#des/projections';
 import type { ControlEvent } from './control.decider';
 

@@ -1,4 +1,4 @@
-import { tagsOf } from '#des/platform';
+import { tagsOf } from '#des/kernel';
 import type { Doc } from '#des/read-store';
 import type { EnvironmentView } from './environments.dto';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { deciderSpec } from '#des/platform/testing';
+import { deciderSpec } from '#des/kernel/testing';
 import { environmentDecider, EnvironmentCommand, EnvironmentEvent } from './environment.decider';
 import type { RunningArtifact } from './k8s-report';
 
@@ -210,20 +210,20 @@ describe('environment decider', () => {
       .then([]);
     given()
       .when(attach(['a']))
-      .thenError(404, 'Environment not found');
+      .thenError('not_found', 'Environment not found');
   });
 
   it('refuses reports for unknown, logical and other-type environments', () => {
     const reportX = report([art('a', 'x')]);
-    given().when(reportX).thenError(404, 'Environment not found', null);
+    given().when(reportX).thenError('not_found', 'Environment not found', null);
     const logical: EnvironmentEvent = {
       type: 'environment_created',
       data: { name: 'all', type: 'logical', description: '', included_environments: ['prod'] },
     };
-    const refused = given(logical).when(reportX).thenError(400, 'Invalid report data');
+    const refused = given(logical).when(reportX).thenError('invalid', 'Invalid report data');
     assert.deepEqual(Object.keys(refused.errors ?? {}), ['environment']);
     const ecs: EnvironmentEvent = { ...created, data: { ...created.data, type: 'ECS' } };
-    const refusedEcs = given(ecs).when(reportX).thenError(400, 'Invalid report data');
+    const refusedEcs = given(ecs).when(reportX).thenError('invalid', 'Invalid report data');
     assert.deepEqual(Object.keys(refusedEcs.errors ?? {}), ['environment']);
   });
 });

@@ -1,6 +1,6 @@
-import type { Decider, DomainEvent, TagChange, Tags, TagsChanged } from '#des/platform';
-import { decideTagChange, DomainError } from '#des/platform';
-import { Provenance, RunningArtifact } from './k8s-report';
+import type { Decider, DomainEvent, TagChange, Tags, TagsChanged } from '#des/kernel';
+import { decideTagChange, DomainError } from '#des/kernel';
+import type { Provenance, RunningArtifact } from './k8s-report';
 
 export const ENVIRONMENT_TYPES = [
   'K8S',
@@ -172,7 +172,7 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
   decide(command, state) {
     switch (command.kind) {
       case 'change_tags':
-        if (!state.exists) throw new DomainError(404, 'Resource not found');
+        if (!state.exists) throw new DomainError('not_found', 'Resource not found');
         return decideTagChange(state.tags, command.change);
       case 'reassess': {
         if (!state.exists || command.snapshotIndex !== state.lastIndex) return [];
@@ -205,7 +205,7 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
       }
       case 'attach_policies':
       case 'detach_policies': {
-        if (!state.exists) throw new DomainError(404, 'Environment not found');
+        if (!state.exists) throw new DomainError('not_found', 'Environment not found');
         const attach = command.kind === 'attach_policies';
         const names = [...new Set(command.policies)].filter((p) => state.policies.includes(p) !== attach);
         if (names.length === 0) return [];
@@ -232,16 +232,16 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
           sameSet(state.included, command.included);
         if (unchanged) return [];
         if (state.lastIndex > 0 && (command.type === 'logical') !== (state.type === 'logical')) {
-          throw new DomainError(400, 'Input payload validation failed', {
+          throw new DomainError('invalid', 'Input payload validation failed', {
             type: 'an environment with snapshots cannot change between logical and physical',
           });
         }
         return [{ type: 'environment_updated', data }];
       }
       case 'report': {
-        if (!state.exists) throw new DomainError(404, 'Environment not found');
+        if (!state.exists) throw new DomainError('not_found', 'Environment not found');
         if (state.type !== command.reportType) {
-          throw new DomainError(400, 'Invalid report data', {
+          throw new DomainError('invalid', 'Invalid report data', {
             environment:
               state.type === 'logical'
                 ? 'a logical environment only groups others and takes no reports'

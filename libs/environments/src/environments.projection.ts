@@ -1,4 +1,4 @@
-import { storedTags } from '#des/platform';
+import { storedTags } from '#des/kernel';
 import { aggregateEvent, type DocWrite, type Projection } from '#des/projections';
 import { environmentState, type EnvironmentEvent, type SnapshotEntry } from './environment.decider';
 import { imageName } from './k8s-report';

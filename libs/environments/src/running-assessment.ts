@@ -1,4 +1,4 @@
-import { tagsOf } from '#des/platform';
+import { tagsOf } from '#des/kernel';
 import type { FlowTemplate } from '#des/flows';
 import { FLOWS, flowId } from '#des/flows';
 import { ArtifactFacts, judgeArtifact, NamedPolicy, POLICIES, policyId, readPolicy } from '#des/policies';

@@ -1,4 +1,4 @@
-import type { Decider, DomainEvent } from '#des/platform';
+import type { Decider, DomainEvent } from '#des/kernel';
 import type { PolicyErrorKind } from '#des/policy-engine';
 import type { EvaluationRequest } from './evaluation-request';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { deciderSpec, tagPatch } from '#des/platform/testing';
+import { deciderSpec, tagPatch } from '#des/kernel/testing';
 import { FlowCommand, flowDecider, FlowEvent, PutFlow } from './flow.decider';
 import { templateErrors } from './flow-template';
 
@@ -36,7 +36,7 @@ describe('flow decider', () => {
       .then([]);
     given()
       .when(patch({ tier: '1' }))
-      .thenError(404, 'Resource not found');
+      .thenError('not_found', 'Resource not found');
   });
 
   it('updates the description and template, keeping the tags set at creation', () => {

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent, TagChange, Tags, TagsChanged } from '#des/platform';
-import { decideTagChange, DomainError } from '#des/platform';
+import type { Decider, DomainEvent, TagChange, Tags, TagsChanged } from '#des/kernel';
+import { decideTagChange, DomainError } from '#des/kernel';
 import type { FlowTemplate } from './flow-template';
 
 export const flowStream = (org: string, flow: string) => `flow-${org}/${flow}`;
@@ -52,7 +52,7 @@ export const flowDecider: Decider<FlowCommand, FlowState, FlowEvent> = {
 
   decide(command, state) {
     if (command.kind === 'change_tags') {
-      if (!state.exists) throw new DomainError(404, 'Resource not found');
+      if (!state.exists) throw new DomainError('not_found', 'Resource not found');
       return decideTagChange(state.tags, command.change);
     }
     if (!state.exists) {

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nes
 import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
+import { tagsOf } from '#des/kernel';
 import {
   AcceptsDataJson,
   ApiCreatedOrUpdated,
@@ -10,7 +11,6 @@ import {
   READ_STORE,
   ReadModelsAt,
   Requires,
-  tagsOf,
   readUploadedPart,
   type UploadedPart,
   VALIDATION_FAILED,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { deciderSpec, type Recorded, recordedAt } from '#des/platform/testing';
+import { deciderSpec, type Recorded, recordedAt } from '#des/kernel/testing';
 import {
   CLAIM_TIMEOUT_MICROS,
   idempotencyDecider,
@@ -51,7 +51,7 @@ describe('idempotency decider', () => {
       attempts: ['id'],
       response,
     });
-    history.when(claim('h2'), { now: T0 + 10 }).thenError(422, KEY_REUSED);
+    history.when(claim('h2'), { now: T0 + 10 }).thenError('unprocessable', KEY_REUSED);
   });
 
   it('lets the key be claimed again after 24 h', () => {
@@ -63,10 +63,10 @@ describe('idempotency decider', () => {
   it('tells a retry of a request still running to retry (409), and takes over an abandoned claim', () => {
     given(claimedAtT0)
       .when(claim(), { now: T0 + 1 })
-      .thenError(409, KEY_IN_FLIGHT);
+      .thenError('conflict', KEY_IN_FLIGHT);
     given(claimedAtT0)
       .when(claim('h2'), { now: T0 + 1 })
-      .thenError(422, KEY_REUSED);
+      .thenError('unprocessable', KEY_REUSED);
     given(claimedAtT0)
       .when(claim(), { now: T0 + CLAIM_TIMEOUT_MICROS })
       .then([claimed]);
@@ -80,7 +80,7 @@ describe('idempotency decider', () => {
     };
     given(claimedAtT0)
       .when(soon, { now: T0 + 2_999_999 })
-      .thenError(409, KEY_IN_FLIGHT);
+      .thenError('conflict', KEY_IN_FLIGHT);
     given(claimedAtT0)
       .when(soon, { now: T0 + 3_000_000 })
       .then([claimed]);

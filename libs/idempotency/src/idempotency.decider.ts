@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '#des/platform';
-import { DomainError } from '#des/platform';
+import type { Decider, DomainEvent } from '#des/kernel';
+import { DomainError } from '#des/kernel';
 
 /** One stream per organization and key (the key hashed: any header value makes a safe stream name). */
 export const idempotencyStream = (org: string, keyHash: string) => `idempotency-${org}/${keyHash}`;
@@ -106,11 +106,11 @@ export const idempotencyDecider: Decider<IdempotencyCommand, IdempotencyState, I
             now - state.since < (command.claimTimeoutMicros ?? CLAIM_TIMEOUT_MICROS));
         if (state.status !== 'free' && live) {
           if (state.requestHash !== command.requestHash) {
-            throw new DomainError(422, KEY_REUSED, {
+            throw new DomainError('unprocessable', KEY_REUSED, {
               'Idempotency-Key': 'already used within 24 hours with another method, path or body',
             });
           }
-          if (state.status === 'claimed') throw new DomainError(409, KEY_IN_FLIGHT);
+          if (state.status === 'claimed') throw new DomainError('conflict', KEY_IN_FLIGHT);
           return []; // answered: the caller replays state.response
         }
         return [

@@ -1,7 +1,7 @@
 import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '#des/event-store';
 import { CommandExecutor, Executed, ExecuteOptions } from './command-executor';
-import type { Decider, DomainEvent } from './decider';
+import type { Decider, DomainEvent } from '#des/kernel';
 
 /**
  * A write to one aggregate as the command bus carries it: the stream, the

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { TenantLimits, tenantLimitDefaults } from './tenant-limits';
+import type { TenantLimits } from '#des/kernel';
+import { tenantLimitDefaults } from './tenant-limits';
 import { TenantProgramsConfig, tenantProgramsConfig } from './tenant-programs';
 
 /** `cli`: one-off commands; it neither projects nor waits for the read models. */

@@ -10,8 +10,16 @@ import type { Request, Response } from 'express';
 import { EventTooLargeError, StoreUnavailableError } from '#des/event-store';
 import { isMongoUnavailable } from '#des/read-store';
 import { ApiError, DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error';
-import { DomainError } from './domain-error';
+import { DomainError, type DomainErrorKind } from '#des/kernel';
 import { ReplayedResponse } from './replayed-response';
+
+/** The HTTP status of each kind of domain refusal (the domain names kinds, never statuses). */
+const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+};
 
 interface Answer {
   status: number;
@@ -50,7 +58,7 @@ export class ErrorBodyFilter implements ExceptionFilter {
       };
     }
     if (exception instanceof DomainError) {
-      return { status: exception.status, message: exception.message, errors: exception.errors };
+      return { status: STATUS_OF_KIND[exception.kind], message: exception.message, errors: exception.errors };
     }
     const tooLarge = findCause(exception, EventTooLargeError);
     if (tooLarge) {

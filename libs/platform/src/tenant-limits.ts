@@ -1,46 +1,5 @@
+import { TENANT_LIMIT_NAMES, type TenantLimits } from '#des/kernel';
 import { ApiError } from './api-error';
-
-/**
- * What one organization may use of the shared service (issue 27: no tenant
- * may stop, stall, starve or exhaust the service for the others). Defaults
- * come from configuration (`DES_ORG_*`); an operator overrides them per
- * organization (`npm run cli -- org limits …`). A limit of 0 means unlimited.
- */
-export interface TenantLimits {
-  /** Bytes of events the organization may keep in the log (quota; refused 507 past it). */
-  eventLogBytes: number;
-  /** Bytes of attachment files the organization may keep (quota; refused 507 past it). */
-  attachmentBytes: number;
-  /** Sustained writes per second (token bucket refill; refused 429 with Retry-After past it). */
-  writesPerSecond: number;
-  /** Writes the bucket holds: the burst allowed above the sustained rate. */
-  writeBurst: number;
-  /** Bytes of files one request may upload in total (refused 413 past it). */
-  uploadRequestBytes: number;
-  /** Uploading requests the organization may have in flight at once (refused 429 past it). */
-  concurrentUploads: number;
-  /** Bytes per second the organization's uploads are read at, in all (paced, never refused). */
-  uploadBytesPerSecond: number;
-  /** Notification deliveries of the organization running at once, in each worker process. */
-  deliveryConcurrency: number;
-  /** Evaluations of the organization running at once, in each worker process. */
-  evaluationConcurrency: number;
-  /** Evaluations requested and not yet finished (refused 429 with Retry-After past it). */
-  pendingEvaluations: number;
-}
-
-export const TENANT_LIMIT_NAMES = [
-  'eventLogBytes',
-  'attachmentBytes',
-  'writesPerSecond',
-  'writeBurst',
-  'uploadRequestBytes',
-  'concurrentUploads',
-  'uploadBytesPerSecond',
-  'deliveryConcurrency',
-  'evaluationConcurrency',
-  'pendingEvaluations',
-] as const satisfies readonly (keyof TenantLimits)[];
 
 const MiB = 1024 * 1024;
 

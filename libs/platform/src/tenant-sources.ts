@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Config } from './config';
 import { CONFIG } from './tokens';
-import type { TenantLimits, TenantLimitsSource, TenantUsage, TenantUsageSource } from './tenant-limits';
+import type { TenantLimits } from '#des/kernel';
+import type { TenantLimitsSource, TenantUsage, TenantUsageSource } from './tenant-limits';
 
 /**
  * Where `TENANT_LIMITS` and `TENANT_USAGE` resolve: the configured defaults

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from './api-error';
-import { TenantLimits, tenantLimitDefaults } from './tenant-limits';
+import type { TenantLimits } from '#des/kernel';
+import { tenantLimitDefaults } from './tenant-limits';
 import { UploadAdmission, UploadLedger } from './upload-admission';
 
 const admission = (limits: Partial<TenantLimits>, storedAttachmentBytes = 0) =>

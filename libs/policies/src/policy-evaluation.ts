@@ -1,4 +1,4 @@
-import type { Tags } from '#des/platform';
+import type { Tags } from '#des/kernel';
 import type { AttestationRule, EnvironmentPolicy, Exception } from './policy-document';
 import { ExpressionContext, parseExpression, PolicyExpression } from './policy-expression';
 

@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { deciderSpec } from '#des/platform/testing';
+import { deciderSpec } from '#des/kernel/testing';
 import { PolicyCommand, policyDecider, PolicyEvent } from './policy.decider';
 
 const { given } = deciderSpec(policyDecider);

@@ -1,4 +1,4 @@
-import type { Decider, DomainEvent } from '#des/platform';
+import type { Decider, DomainEvent } from '#des/kernel';
 
 export const policyStream = (org: string, name: string) => `policy-${org}/${name}`;
 

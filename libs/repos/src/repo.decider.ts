@@ -1,5 +1,5 @@
-import type { Decider, TagChange, Tags, TagsChanged } from '#des/platform';
-import { decideTagChange } from '#des/platform';
+import type { Decider, TagChange, Tags, TagsChanged } from '#des/kernel';
+import { decideTagChange } from '#des/kernel';
 
 /** A repository's own stream holds what users say of it (its tags); trails register it implicitly. */
 export const repoStream = (org: string, name: string) => `repo-${org}/${name}`;

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiError, AtQuery, PageQuery, READ_STORE, ReadModelsAt, Requires, tagsOf } from '#des/platform';
+import { tagsOf } from '#des/kernel';
+import { ApiError, AtQuery, PageQuery, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
 import { withoutInternals } from '#des/projections';
 import type { Doc, ReadStore } from '#des/read-store';
 import { REPOS, repoId } from './repos.projection';

@@ -1,4 +1,4 @@
-import { storedTags } from '#des/platform';
+import { storedTags } from '#des/kernel';
 import { aggregateEvent, type DocWrite, type Projection } from '#des/projections';
 import type { RepoInfo, TrailEvent } from '#des/trails';
 import type { RepoEvent } from './repo.decider';

@@ -2,16 +2,8 @@ import { Body, Controller, HttpCode, Inject, Param, Patch, Req } from '@nestjs/c
 import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Command, CommandBus } from '@nestjs/cqrs';
 import type { EventMetadata } from '#des/event-store';
-import {
-  ApiError,
-  JsonStringBody,
-  jsonString,
-  READ_STORE,
-  Requires,
-  TAG_KEY,
-  TagChange,
-  VALIDATION_FAILED,
-} from '#des/platform';
+import { TAG_KEY, TagChange } from '#des/kernel';
+import { ApiError, JsonStringBody, jsonString, READ_STORE, Requires, VALIDATION_FAILED } from '#des/platform';
 import type { ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/accounts';
 import { ChangeFlow } from '#des/flows';

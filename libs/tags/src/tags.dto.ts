@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString } from 'class-validator';
-import type { Tags } from '#des/platform';
+import type { Tags } from '#des/kernel';
 
 /** Endpoint 7's body: keys to set, keys to remove (either may be left out). */
 export class TagPatchDto {

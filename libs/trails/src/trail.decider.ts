@@ -1,5 +1,5 @@
-import type { Decider } from '#des/platform';
-import { DomainError } from '#des/platform';
+import type { Decider } from '#des/kernel';
+import { DomainError } from '#des/kernel';
 import type { ArtifactData, AttestationData, TrailData, TrailEvent } from './trail.events';
 
 export type TrailCommand =
@@ -44,14 +44,14 @@ export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
         if (!state.exists) return [{ type: 'trail_reported', data: command.trail }];
         return same(state.trail, command.trail) ? [] : [{ type: 'trail_updated', data: command.trail }];
       case 'report_artifact':
-        if (!state.exists) throw new DomainError(404, 'Trail not found');
+        if (!state.exists) throw new DomainError('not_found', 'Trail not found');
         if (same(state.artifacts[command.artifact.fingerprint], command.artifact)) return [];
         return [{ type: 'artifact_reported', data: command.artifact }];
       case 'report_attestation': {
-        if (!state.exists) throw new DomainError(404, 'Trail not found');
+        if (!state.exists) throw new DomainError('not_found', 'Trail not found');
         const fingerprint = command.attestation.artifact_fingerprint;
         if (fingerprint && !state.artifacts[fingerprint]) {
-          throw new DomainError(404, 'Artifact not found in trail', {
+          throw new DomainError('not_found', 'Artifact not found in trail', {
             artifact_fingerprint: `no artifact ${fingerprint} was reported in this trail`,
           });
         }
@@ -62,7 +62,7 @@ export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
             (a) => a.template_reference_name === target || a.fingerprint === target,
           );
           if (matches.length === 0) {
-            throw new DomainError(404, 'Artifact not found in trail', {
+            throw new DomainError('not_found', 'Artifact not found in trail', {
               [`target_artifacts[${i}]`]: `no artifact '${target}' was reported in this trail`,
             });
           }

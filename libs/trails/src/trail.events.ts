@@ -1,4 +1,4 @@
-import type { DomainEvent } from '#des/platform';
+import type { DomainEvent } from '#des/kernel';
 import type { Commit } from './commit';
 
 export const trailStream = (org: string, flow: string, trail: string) => `trail-${org}/${flow}/${trail}`;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { deciderSpec } from '#des/platform/testing';
+import { deciderSpec } from '#des/kernel/testing';
 import { parseAttestation } from './attestation-types';
 import { TrailCommand, trailDecider } from './trail.decider';
 import type { ArtifactData, AttestationData, TrailData, TrailEvent } from './trail.events';
@@ -63,11 +63,11 @@ describe('trail decider', () => {
   it('refuses evidence for an unknown trail or artifact', () => {
     given()
       .when(attest(attestation('x', true)))
-      .thenError(404, 'Trail not found');
-    given().when({ kind: 'report_artifact', artifact: artifactData }).thenError(404, 'Trail not found');
+      .thenError('not_found', 'Trail not found');
+    given().when({ kind: 'report_artifact', artifact: artifactData }).thenError('not_found', 'Trail not found');
     given(begun)
       .when(attest(attestation('x', true, fp)))
-      .thenError(404, 'Artifact not found in trail', {
+      .thenError('not_found', 'Artifact not found in trail', {
         artifact_fingerprint: `no artifact ${fp} was reported in this trail`,
       });
   });
@@ -78,7 +78,7 @@ describe('trail decider', () => {
       .then([{ type: 'attestation_reported', data: { ...attestation('scan', true, fp), id: `scan/${fp}` } }]);
     given(begun, artifact)
       .when(attest(attestation('scan', true), ['frontend']))
-      .thenError(404, 'Artifact not found in trail', {
+      .thenError('not_found', 'Artifact not found in trail', {
         'target_artifacts[0]': "no artifact 'frontend' was reported in this trail",
       });
   });

@@ -14,6 +14,7 @@ import { PDF_RENDERER } from './pdf-renderer.provider';
 import { trailAuditHtml } from './trail-audit-report';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
+import { tagsOf } from '#des/kernel';
 import {
   AcceptsDataJson,
   ApiCreatedOrUpdated,
@@ -26,7 +27,6 @@ import {
   READ_STORE,
   ReadModelsAt,
   Requires,
-  tagsOf,
   uploadedParts,
   stableId,
 } from '#des/platform';

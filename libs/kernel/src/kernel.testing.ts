@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { DecideContext, Decider, DomainEvent } from './decider';
-import { DomainError } from './domain-error';
+import { DomainError, type DomainErrorKind } from './domain-error';
 
 /** An event of a history together with the instant (µs) it was recorded at. */
 export interface Recorded<E> {
@@ -14,8 +14,8 @@ export const recordedAt = <E>(event: E, at: number): Recorded<E> => ({ event, re
 export interface Then<E> {
   /** The command decided exactly `expected`; returns them. */
   then(expected: E[]): E[];
-  /** The command was refused with `status` (and `message`, and field `errors`, when given). */
-  thenError(status: number, message?: string, errors?: Record<string, string> | null): DomainError;
+  /** The command was refused with `kind` (and `message`, and field `errors`, when given). */
+  thenError(kind: DomainErrorKind, message?: string, errors?: Record<string, string> | null): DomainError;
   /** The decided events, for assertions of their own (throws the refusal, if any). */
   readonly events: E[];
 }
@@ -33,7 +33,7 @@ export interface When<C, S, E> {
  *
  *     const { given } = deciderSpec(flowDecider);
  *     given(created).when(putFlow).then([]);
- *     given().when(archive).thenError(404, 'Flow not found');
+ *     given().when(archive).thenError('not_found', 'Flow not found');
  *
  * `defaults` sets the clock and the id source of every `when`.
  */
@@ -70,10 +70,10 @@ export function deciderSpec<C, S, E extends DomainEvent>(
               assert.deepStrictEqual(events(), expected);
               return expected;
             },
-            thenError(status, message, errors) {
+            thenError(kind, message, errors) {
               if (decided !== undefined) assert.fail(`expected a refusal, got ${JSON.stringify(decided)}`);
               assert.ok(refusal instanceof DomainError, `expected a DomainError, got ${String(refusal)}`);
-              assert.equal(refusal.status, status);
+              assert.equal(refusal.kind, kind);
               if (message !== undefined) assert.equal(refusal.message, message);
               if (errors !== undefined) assert.deepStrictEqual(refusal.errors, errors);
               return refusal;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Decider, DomainEvent } from './decider';
 import { DomainError } from './domain-error';
-import { deciderSpec, recordedAt } from './platform.testing';
+import { deciderSpec, recordedAt } from './kernel.testing';
 
 type Counted = DomainEvent<'counted', { by: number }>;
 /** A counter that refuses to go below zero; its state remembers when it last moved. */
@@ -10,7 +10,7 @@ const counter: Decider<number, { total: number; at: number }, Counted> = {
   initialState: { total: 0, at: 0 },
   evolve: (s, e, at) => ({ total: s.total + e.data.by, at }),
   decide(by, s) {
-    if (s.total + by < 0) throw new DomainError(400, 'below zero', { by: 'too small' });
+    if (s.total + by < 0) throw new DomainError('invalid', 'below zero', { by: 'too small' });
     return by === 0 ? [] : [{ type: 'counted', data: { by } }];
   },
 };
@@ -28,7 +28,7 @@ describe('deciderSpec', () => {
       .when(2)
       .then([counted(2)]);
     given().when(0).then([]);
-    const refusal = given().when(-1).thenError(400, 'below zero', { by: 'too small' });
+    const refusal = given().when(-1).thenError('invalid', 'below zero', { by: 'too small' });
     assert.equal(refusal.errors?.by, 'too small');
   });
 
@@ -40,8 +40,8 @@ describe('deciderSpec', () => {
           .then([counted(3)]),
       assert.AssertionError,
     );
-    assert.throws(() => given().when(2).thenError(400), /expected a refusal/);
-    assert.throws(() => given().when(-1).thenError(404), assert.AssertionError);
+    assert.throws(() => given().when(2).thenError('invalid'), /expected a refusal/);
+    assert.throws(() => given().when(-1).thenError('not_found'), assert.AssertionError);
     assert.throws(() => given().when(-1).then([]), DomainError);
     assert.throws(() => given().when(-1).events, DomainError);
   });

@@ -1,0 +1,19 @@
+/**
+ * The domain kernel: what deciders, events and their specs share. No
+ * dependencies, no framework, no I/O, no HTTP: loading it costs a few modules.
+ */
+export type { DecideContext, Decider, DomainEvent } from './decider';
+export { DomainError, type DomainErrorKind } from './domain-error';
+export {
+  decideTagChange,
+  effectiveTagChange,
+  storedTags,
+  TAG_KEY,
+  tagsOf,
+  withTagChange,
+  type StoredTags,
+  type TagChange,
+  type Tags,
+  type TagsChanged,
+} from './tags';
+export { allows, PRIVILEGES, TENANT_LIMIT_NAMES, type Privilege, type TenantLimits } from './tenancy';
