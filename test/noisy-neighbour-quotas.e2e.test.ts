@@ -111,10 +111,7 @@ for (const mode of ['embedded', 'server'] as const) {
         assert.deepEqual(Object.keys(body.errors), ['writesPerSecond']);
         assert.equal(await flooded(), before + accepted.length, 'a refused write writes nothing');
         assert.deepEqual(bStatuses, Array(20).fill(201));
-        assertUnharmed('flood of small writes past the write bucket', await watch.stop(), {
-          bounds: ['eventLoop', 'health', 'get'],
-          why: 'each refused write still costs authentication and the framework on the event loop (35-75 ms p99 measured)',
-        });
+        assertUnharmed('flood of small writes past the write bucket', await watch.stop());
       } finally {
         // The default rate again, whatever the flood showed, for the attacks after it.
         await cli(n.t.config, [
@@ -170,9 +167,12 @@ for (const mode of ['embedded', 'server'] as const) {
       for (let i = 0; i < 5; i++)
         assert.equal((await post(n.asB, B(), { attestation_name: `b-${i}` })).status, 201);
       assert.equal(await eventCount(n.asB, n.orgB), bBefore + 5);
+      // The commit is off the loop (ADR 0006); parsing, canonical JSON and the answer of a 1 MB
+      // write are not: 20-45 ms p99 on an idle machine, up to 72 ms with one core taken by another
+      // process. Reported, not held yet.
       assertUnharmed('1 MB attestations up to the event-log quota', await watch.stop(), {
-        bounds: ['eventLoop', 'health', 'get'],
-        why: 'an accepted 1 MB write still parses, serializes and answers on the event loop (19-45 ms p99 idle, more under load)',
+        bounds: ['eventLoop'],
+        why: 'a 1 MB write still parses, serializes and answers on the event loop (20-45 ms p99 idle, up to 72 ms on a busy machine)',
       });
     });
 
