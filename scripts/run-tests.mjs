@@ -11,7 +11,9 @@ import { compileForTests } from './compile.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = join(root, 'dist-test');
-const only = process.argv.slice(2);
+// `--unit` (`npm run test:unit`): the specs beside the code only, without the engines (they need none).
+const unit = process.argv.includes('--unit');
+const only = process.argv.slice(2).filter((a) => a !== '--unit');
 
 /** `#des/<lib>` imports resolve to dist-test under the des-test condition (package.json "imports"); child processes inherit it. */
 function withTestBuild(options = '') {
@@ -30,6 +32,7 @@ function testFiles(dir) {
   return found;
 }
 let files = testFiles(out).sort();
+if (unit) files = files.filter((f) => f.endsWith('.spec.js'));
 if (only.length) files = files.filter((f) => only.some((o) => relative(out, f).includes(o)));
 // With no file named, node --test would look for tests everywhere (third-party sources included).
 if (files.length === 0) {
@@ -40,18 +43,21 @@ if (files.length === 0) {
 const { startRedis, startMongo } = await import(join(out, 'test/support/engines.js'));
 const engines = [];
 try {
-  const redis = await startRedis();
-  engines.push(redis);
-  const mongo = await startMongo();
-  engines.push(mongo);
-  console.log(`# engines: ${redis.description}; ${mongo.description}`);
-  console.log(
-    `# KurrentDB: ${process.env.KURRENTDB_URL ? process.env.KURRENTDB_URL : 'not configured (KURRENTDB_URL unset): its contract suite is reported as skipped'}`,
-  );
+  const urls = {};
+  if (!unit) {
+    const redis = await startRedis();
+    engines.push(redis);
+    const mongo = await startMongo();
+    engines.push(mongo);
+    console.log(`# engines: ${redis.description}; ${mongo.description}`);
+    console.log(
+      `# KurrentDB: ${process.env.KURRENTDB_URL ? process.env.KURRENTDB_URL : 'not configured (KURRENTDB_URL unset): its contract suite is reported as skipped'}`,
+    );
+    Object.assign(urls, { TEST_REDIS_URL: redis.url, TEST_MONGODB_URL: mongo.url });
+  }
   const env = {
     ...process.env,
-    TEST_REDIS_URL: redis.url,
-    TEST_MONGODB_URL: mongo.url,
+    ...urls,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     NODE_OPTIONS: withTestBuild(process.env.NODE_OPTIONS),
   };

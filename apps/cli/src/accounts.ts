@@ -3,12 +3,12 @@ import { NestFactory } from '@nestjs/core';
 import { DomainError } from '#des/kernel';
 import { Config, PlatformModule } from '#des/platform';
 import { AccountsCommandsModule, FEATURES, Feature, OrganizationBootstrap } from '#des/accounts';
-import { allProjections } from '#des/service';
+import { allProjections, allUpcasters } from '#des/service';
 
 async function withBootstrap<T>(config: Config, run: (b: OrganizationBootstrap) => Promise<T>): Promise<T> {
   @Module({
     imports: [
-      PlatformModule.forRoot({ config, role: 'cli', projections: allProjections }),
+      PlatformModule.forRoot({ config, role: 'cli', projections: allProjections, upcasters: allUpcasters }),
       AccountsCommandsModule,
     ],
   })

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { DomainError } from '#des/kernel';
 import { CommandExecutor, Config, PlatformModule } from '#des/platform';
 import { ChangeDelivery, deliveryDecider, deliveryStream } from '#des/actions';
-import { allProjections } from '#des/service';
+import { allProjections, allUpcasters } from '#des/service';
 
 /**
  * `actions redeliver <org> <number> <delivery>`: sends a dead-lettered
@@ -16,7 +16,7 @@ export async function redeliver(
   number: number,
   delivery: string,
 ): Promise<void> {
-  @Module({ imports: [PlatformModule.forRoot({ config, role: 'cli', projections: allProjections })] })
+  @Module({ imports: [PlatformModule.forRoot({ config, role: 'cli', projections: allProjections, upcasters: allUpcasters })] })
   class CliModule {}
   const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error'] });
   try {

@@ -12,7 +12,7 @@ import {
   organizationStream,
   SetOrganizationLimits,
 } from '#des/accounts';
-import { allProjections } from '#des/service';
+import { allProjections, allUpcasters } from '#des/service';
 
 /** `writesPerSecond` → `writes-per-second`: each limit's flag. */
 export const limitFlag = (name: LimitName): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -54,7 +54,7 @@ export async function orgLimits(
   change: { set: LimitOverrides; reset: LimitName[] | 'all' },
 ): Promise<void> {
   @Module({
-    imports: [PlatformModule.forRoot({ config, role: 'cli', projections: allProjections }), AccountsCommandsModule],
+    imports: [PlatformModule.forRoot({ config, role: 'cli', projections: allProjections, upcasters: allUpcasters }), AccountsCommandsModule],
   })
   class CliModule {}
   const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error'] });

@@ -2,7 +2,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { openEngines, PROJECTOR_LEASE, type Config } from '#des/platform';
 import { Lease, Projector } from '#des/projections';
 import type { ReadStore } from '#des/read-store';
-import { allProjections } from '#des/service';
+import { allProjections, allUpcasters } from '#des/service';
 
 /**
  * Drops every read model and replays the whole log into it. In server mode it
@@ -10,7 +10,7 @@ import { allProjections } from '#des/service';
  * process holds it (applying events meanwhile would race the replay).
  */
 export async function rebuild(config: Config): Promise<void> {
-  const { events, reads, jobs } = await openEngines(config);
+  const { events, reads, jobs } = await openEngines(config, allUpcasters);
   let lease: HeldLease | undefined;
   try {
     lease = reads.kind === 'memory' ? undefined : await takeLease(reads, config.projectorLeaseMs);

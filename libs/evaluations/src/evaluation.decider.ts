@@ -9,7 +9,9 @@ export type EvaluationEvent =
       'evaluation_requested',
       EvaluationRequest & {
         id: string;
+        /** When the request was answered, in µs since the epoch (schema 2; schema 1 wrote seconds, upcast on read). */
         requested_at: number;
+        /** The log head's instant the trails are folded at, in µs. */
         recorded_at: number;
         /** The log head when the request was accepted: trails are folded up to it (absent in early events). */
         recorded_position?: number;

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { EventStore } from '#des/event-store';
-import { microsToSeconds, secondsToMicros } from '#des/event-store';
+import { microsToSeconds, nowMicros, secondsToMicros } from '#des/event-store';
 import type { Jobs } from '#des/jobs';
 import { CommandBus } from '@nestjs/cqrs';
 import {
@@ -71,7 +71,7 @@ export class EvaluationsController {
     }
     // A retry of an idempotent request that died names the same evaluation (recorded once).
     const id = stableId('evaluation');
-    const requestedAt = Date.now() / 1000;
+    const requestedAt = nowMicros();
     // Past the organization's pending cap: 429, nothing queued or recorded.
     const done = await this.pending.admit(org, async () => {
       // Enqueue first: if the queue is down the answer is 503 and nothing is recorded.
@@ -102,7 +102,7 @@ export class EvaluationsController {
     return {
       id,
       status: 'pending',
-      requested_at: requested.data.requested_at,
+      requested_at: microsToSeconds(requested.data.requested_at),
       recorded_at: microsToSeconds(requested.data.recorded_at),
       recorded_position: requested.data.recorded_position,
     };

@@ -1,3 +1,4 @@
+import { evaluationUpcasters } from './evaluation.upcasters';
 import { Module } from '@nestjs/common';
 import { join } from 'node:path';
 import type { Config } from '#des/platform';
@@ -41,4 +42,5 @@ export const evaluationsFeature: ServiceFeature = {
   module: EvaluationsModule,
   projections: [evaluationsProjection],
   queueConsumers: [EvaluationConsumer],
+  upcasters: evaluationUpcasters,
 };

@@ -22,7 +22,7 @@ export const evaluationsProjection: Projection = {
                 org,
                 id: event.data.id,
                 status: 'pending',
-                requested_at: event.data.requested_at,
+                requested_at: microsToSeconds(event.data.requested_at),
                 recorded_at: microsToSeconds(event.data.recorded_at),
                 recorded_position: event.data.recorded_position,
               },

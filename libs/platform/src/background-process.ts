@@ -2,6 +2,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Config, loadConfig, Role } from './config';
 import { PlatformModule } from './platform.module';
+import type { Upcaster } from '#des/event-store';
 import type { Projection, Reaction } from '#des/projections';
 
 /**
@@ -10,7 +11,7 @@ import type { Projection, Reaction } from '#des/projections';
  */
 export function runBackgroundProcess(
   role: Role,
-  read: { projections: Projection[]; reactions: (config: Config) => Reaction[] },
+  read: { projections: Projection[]; reactions: (config: Config) => Reaction[]; upcasters: Upcaster[] },
   imports: (Type | DynamicModule)[] = [],
 ): void {
   const config = loadConfig();
@@ -21,6 +22,7 @@ export function runBackgroundProcess(
         role,
         projections: read.projections,
         reactions: read.reactions(config),
+        upcasters: read.upcasters,
       }),
       ...imports,
     ],

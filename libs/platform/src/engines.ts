@@ -1,10 +1,10 @@
-import { EventStore, KurrentDbEventStore, SqliteEventStore } from '#des/event-store';
+import { EventStore, KurrentDbEventStore, SqliteEventStore, type Upcaster, UpcastingEventStore } from '#des/event-store';
 import { BullMqJobs, InProcessJobs, Jobs } from '#des/jobs';
 import { MemoryReadStore, MongoReadStore, ReadStore } from '#des/read-store';
 import { Logger } from '@nestjs/common';
 import type { Config } from './config';
 
-/** The event store the configuration names. */
+/** The event store the configuration names, as stored (the ledger's verification hashes those bytes). */
 export function openEventStore(config: Config): EventStore {
   return config.eventStore.kind === 'sqlite'
     ? new SqliteEventStore({ path: config.eventStore.path, maxAppendSize: config.maxAppendSize })
@@ -14,11 +14,16 @@ export function openEventStore(config: Config): EventStore {
       });
 }
 
-/** Opens the adapters the configuration names (the composition root of every process). */
+/**
+ * Opens the adapters the configuration names (the composition root of every
+ * process). The domain reads the log through `upcasters` (every feature's:
+ * `allUpcasters` of `#des/service`), so old events read in today's schema.
+ */
 export async function openEngines(
   config: Config,
+  upcasters: Upcaster[],
 ): Promise<{ events: EventStore; reads: ReadStore; jobs: Jobs }> {
-  const events = openEventStore(config);
+  const events = new UpcastingEventStore(openEventStore(config), upcasters);
   const reads =
     config.readStore.kind === 'memory'
       ? new MemoryReadStore()

@@ -4,6 +4,7 @@ import { UploadAdmission } from './upload-admission';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TerminusModule } from '@nestjs/terminus';
+import type { Upcaster } from '#des/event-store';
 import type { Projection, Reaction } from '#des/projections';
 import { AggregateCommandHandler } from './aggregate-command';
 import { CommandExecutor } from './command-executor';
@@ -29,6 +30,8 @@ export interface PlatformOptions {
   reactions?: Reaction[];
   /** Serve health and metrics over HTTP (API processes). */
   http?: boolean;
+  /** Every feature's upcasters (`allUpcasters`): the log as the domain reads it. */
+  upcasters: Upcaster[];
 }
 
 /** Infrastructure for every process: the command bus, the ports' adapters chosen by configuration, and their lifecycle. */
@@ -46,7 +49,7 @@ export class PlatformModule {
         { provide: ROLE, useValue: options.role },
         { provide: PROJECTIONS, useValue: options.projections },
         { provide: REACTIONS, useValue: options.reactions ?? [] },
-        { provide: ENGINES, useFactory: () => openEngines(options.config) },
+        { provide: ENGINES, useFactory: () => openEngines(options.config, options.upcasters) },
         { provide: EVENT_STORE, useFactory: (e: Engines) => e.events, inject: [ENGINES] },
         { provide: READ_STORE, useFactory: (e: Engines) => e.reads, inject: [ENGINES] },
         { provide: JOBS, useFactory: (e: Engines) => e.jobs, inject: [ENGINES] },

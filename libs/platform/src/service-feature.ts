@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import type { Upcaster } from '#des/event-store';
 import type { Projection, Reaction } from '#des/projections';
 import type { QueueConsumer } from './queue-workers.module';
 import type { Config } from './config';
@@ -20,4 +21,6 @@ export interface ServiceFeature {
   reactions?: (Reaction | ReactionFactory)[];
   /** Queue consumers (providers of `module`) that the worker role starts. */
   queueConsumers?: Type<QueueConsumer>[];
+  /** How its events written at an older schema read today (ADR 0016). */
+  upcasters?: Upcaster[];
 }

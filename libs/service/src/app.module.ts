@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Projection } from '#des/projections';
 import { Config, PlatformModule, QueueWorkersModule, Role, runs } from '#des/platform';
-import { allProjections, allQueueConsumers, allReactions, features } from './features';
+import { allProjections, allQueueConsumers, allReactions, allUpcasters, features } from './features';
 
 export interface AppOptions {
   config: Config;
@@ -45,6 +45,7 @@ export class AppModule {
           role: options.role,
           projections: options.projections ?? allProjections,
           reactions: allReactions(options.config),
+          upcasters: allUpcasters,
           http: true,
         }),
         ...(runs(options.role, 'worker') ? [QueueWorkersModule.register(allQueueConsumers)] : []),

@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import type { Upcaster } from '#des/event-store';
 import type { Config, QueueConsumer, ServiceFeature } from '#des/platform';
 import { Projection, Reaction, streamStatsProjection } from '#des/projections';
 import { accountsFeature, TenantAccountingModule } from '#des/accounts';
@@ -43,6 +44,9 @@ export const allProjections: Projection[] = [
 /** Every reaction, built for `config`: run by the projector after each batch. */
 export const allReactions = (config: Config): Reaction[] =>
   features.flatMap((f) => (f.reactions ?? []).map((r) => (typeof r === 'function' ? r(config) : r)));
+
+/** Every feature's upcasters: every process reads the log through them. */
+export const allUpcasters: Upcaster[] = features.flatMap((f) => f.upcasters ?? []);
 
 /** Every queue consumer: started by the worker role. */
 export const allQueueConsumers: Type<QueueConsumer>[] = features.flatMap((f) => f.queueConsumers ?? []);
