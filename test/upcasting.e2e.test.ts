@@ -54,8 +54,10 @@ describe('upcasting: an evaluation requested before schema 2 (embedded mode)', (
   });
 
   it('writes a new request at schema 2, in µs', async () => {
+    assert.equal((await t.http.put(`/api/v2/flows/${t.org}`).send({ name: 'svc' })).status, 201);
+    assert.equal((await t.http.put(`/api/v2/trails/${t.org}/svc`).send({ name: 'main' })).status, 201);
     const res = await t.http.post(`/api/v2/evaluations/${t.org}`).send({
-      context: { trails: [] },
+      context: { trails: [{ flow: 'svc', trail: 'main' }] },
       policy: { files: { 'policy.rego': 'package policy\ndefault allow := true\n' } },
     });
     assert.equal(res.status, 201, res.text);
