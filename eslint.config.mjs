@@ -48,6 +48,19 @@ export default tseslint.config(
     },
   },
   {
+    // A library's index names what it publishes (issue 28): no `export *`.
+    files: ['libs/*/src/index.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ExportAllDeclaration',
+          message: 'Name what the library publishes: export { … } from, never export *.',
+        },
+      ],
+    },
+  },
+  {
     // The kernel depends on nothing.
     files: ['libs/kernel/src/**/*.ts'],
     ignores: ['libs/kernel/src/**/*.spec.ts', 'libs/kernel/src/*.testing.ts'],

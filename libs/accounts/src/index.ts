@@ -1,11 +1,16 @@
-export * from './accounts.module';
-export * from './accounts.commands';
-export * from './accounts.projection';
-export * from './auth.guard';
-export * from './api-key-secret';
-export * from './organization.decider';
-export * from './organization-bootstrap';
-export * from './beta-features';
-export * from './tenant-accounting';
-export * from './tenant-usage.projection';
-export * from './write-rate.guard';
+/** What `#des/accounts` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { SetOrganizationLimits } from './accounts.commands';
+export { AccountsCommandsModule, TenantAccountingModule, accountsFeature } from './accounts.module';
+export { hashApiKey } from './api-key-secret';
+export { requestMetadata, type AuthenticatedRequest } from './auth.guard';
+export { requireFeature } from './beta-features';
+export { OrganizationBootstrap } from './organization-bootstrap';
+export {
+  FEATURES,
+  organizationDecider,
+  organizationStream,
+  type Feature,
+  type LimitName,
+  type LimitOverrides,
+} from './organization.decider';
+export { effectiveLimits } from './tenant-accounting';

@@ -1,7 +1,5 @@
-export * from './actions.module';
-export * from './action.decider';
-export * from './delivery.decider';
-export * from './action.commands';
-export * from './actions.projection';
-export * from './signing';
-export * from './notices';
+/** What `#des/actions` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { ChangeDelivery } from './action.commands';
+export { actionsFeature } from './actions.module';
+export { deliveryDecider, deliveryStream } from './delivery.decider';
+export { verifySignature } from './signing';

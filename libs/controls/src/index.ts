@@ -1,4 +1,3 @@
-export * from './controls.module';
-export * from './control.commands';
-export * from './control.decider';
-export * from './controls.projection';
+/** What `#des/controls` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { ChangeControl } from './control.commands';
+export { controlsFeature } from './controls.module';

@@ -1,6 +1,13 @@
-export * from './environments.module';
-export * from './environments.projection';
-export * from './environment.decider';
-export * from './environment.commands';
-export * from './snapshot-ref';
-export * from './k8s-report-body';
+/** What `#des/environments` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { ChangeEnvironment } from './environment.commands';
+export { environmentStream, type EnvironmentEvent, type SnapshotEntry } from './environment.decider';
+export { environmentsFeature } from './environments.module';
+export { ENVIRONMENTS, SNAPSHOTS, environmentId, snapshotId } from './environments.projection';
+export { K8S_REPORT_ROUTE, refuseUnrecordableReport, scanK8sReport } from './k8s-report-body';
+export {
+  SNAPSHOT_INTERVAL,
+  SNAPSHOT_INTERVAL_MESSAGE,
+  parseSnapshotRef,
+  snapshotIndex,
+  snapshotInterval,
+} from './snapshot-ref';

@@ -1,5 +1,4 @@
-export * from './evaluations.module';
-export * from './evaluations.projection';
-export * from './evaluation.decider';
-export { EVALUATIONS_QUEUE, EVALUATION_ATTEMPTS, evaluationJob } from './evaluation.consumer';
-export * from './evaluation.commands';
+/** What `#des/evaluations` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { EVALUATIONS_QUEUE, EVALUATION_ATTEMPTS } from './evaluation.consumer';
+export { evaluationStream } from './evaluation.decider';
+export { evaluationsFeature } from './evaluations.module';

@@ -1,7 +1,19 @@
-export * from './event-store.port';
-export * from './microseconds';
-export * from './ledger';
-export { DEFAULT_MAX_APPEND_SIZE, appendSize } from './append-size';
-export { SqliteEventStore } from './sqlite-event-store';
+/** What `#des/event-store` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { appendSize } from './append-size';
+export {
+  EventTooLargeError,
+  StoreUnavailableError,
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type Following,
+  type StoredEvent,
+} from './event-store.port';
 export { KurrentDbEventStore } from './kurrentdb-event-store';
-export { SCHEMA_VERSION, type Upcaster, UpcastingEventStore } from './upcasting';
+export { verifyLedger } from './ledger';
+export { microsToSeconds, nowMicros, secondsToMicros } from './microseconds';
+export { SqliteEventStore } from './sqlite-event-store';
+export { SCHEMA_VERSION, UpcastingEventStore, type Upcaster } from './upcasting';

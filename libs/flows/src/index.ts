@@ -1,5 +1,6 @@
-export * from './flows.module';
-export * from './flows.projection';
-export * from './flow.decider';
-export * from './flow-template';
-export * from './flow.commands';
+/** What `#des/flows` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { type FlowTemplate } from './flow-template';
+export { ChangeFlow } from './flow.commands';
+export { flowDecider, flowStream, type FlowEvent, type FlowState } from './flow.decider';
+export { flowsFeature } from './flows.module';
+export { FLOWS, flowId } from './flows.projection';

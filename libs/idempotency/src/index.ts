@@ -1,3 +1,3 @@
-export * from './idempotency.module';
-export * from './idempotency.decider';
-export * from './idempotency.commands';
+/** What `#des/idempotency` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { ChangeIdempotencyKey } from './idempotency.commands';
+export { idempotencyFeature } from './idempotency.module';

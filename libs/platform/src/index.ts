@@ -1,38 +1,49 @@
-export * from './api-error';
-export * from './command-executor';
-export * from './idempotent-attempt';
-export * from './config';
-export * from './error-body.filter';
-export * from './metrics';
-export * from './platform.module';
-export * from './platform-runtime';
-export * from './tokens';
-export * from './validation';
-export * from './privileges';
-export * from './json-string';
-export * from './json-depth';
-export * from './created-or-updated';
-export * from './replayed-response';
-export * from './queue-workers.module';
-export * from './schema-errors';
-export * from './engines';
-export * from './background-process';
-export * from './service-feature';
-export * from './aggregate-command';
-export * from './read-models-at';
-export * from './at-query';
-export * from './paging';
-export * from './data-json.guard';
-export * from './attachment-store';
-export * from './upload-admission';
-export * from './streamed-upload';
-export * from './saved-read-models';
-export * from './service-key';
-export * from './sealed-text';
-export * from './code-fingerprint';
-export * from './tenant-limits';
-export * from './bounded-yaml';
-export * from './tenant-programs';
-export * from './tenant-sources';
-export * from './token-buckets';
-export * from './event-log-quota';
+/** What `#des/platform` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { AggregateCommand } from './aggregate-command';
+export { ApiError, VALIDATION_FAILED } from './api-error';
+export { AtQuery } from './at-query';
+export { AttachmentStore } from './attachment-store';
+export { runBackgroundProcess } from './background-process';
+export { STORED_YAML, YAML_LIMITS, YamlRefusal, parseBoundedYaml, type YamlLimits } from './bounded-yaml';
+export { codeFingerprint } from './code-fingerprint';
+export { CommandExecutor, type ExecuteOptions } from './command-executor';
+export { loadConfig, runs, type ActionsConfig, type Config, type Role } from './config';
+export { ApiCreatedOrUpdated } from './created-or-updated';
+export {
+  AcceptsDataJson,
+  multipartRefusal,
+  readUploadedPart,
+  uploadedParts,
+  type UploadedPart,
+} from './data-json.guard';
+export { openEngines, openEventStore } from './engines';
+export { ErrorBodyFilter } from './error-body.filter';
+export { idempotentAttempts, stableId } from './idempotent-attempt';
+export { MAX_JSON_DEPTH, TOO_DEEP, textNestsDeeperThan } from './json-depth';
+export { JsonStringBody, jsonString } from './json-string';
+export { Metrics } from './metrics';
+export { PageQuery, paged } from './paging';
+export { PROJECTOR_LEASE, PlatformRuntime } from './platform-runtime';
+export { PlatformModule } from './platform.module';
+export { PUBLIC_ROUTE, REQUIRED_PRIVILEGE, Requires } from './privileges';
+export { QueueWorkersModule, type QueueConsumer } from './queue-workers.module';
+export { ReadModelsAt } from './read-models-at';
+export { ReplayedResponse } from './replayed-response';
+export { schemaFieldErrors } from './schema-errors';
+export { seal, unseal } from './sealed-text';
+export { type ReactionFactory, type ServiceFeature } from './service-feature';
+export { ServiceKey } from './service-key';
+export {
+  TENANT_LIMITS,
+  TENANT_LIMIT_DEFAULTS,
+  tooManyRequests,
+  type TenantLimitsSource,
+  type TenantUsage,
+  type TenantUsageSource,
+} from './tenant-limits';
+export { type TenantProgramsConfig } from './tenant-programs';
+export { TenantSources } from './tenant-sources';
+export { TokenBuckets } from './token-buckets';
+export { CONFIG, EVENT_STORE, JOBS, PROJECTION_PROGRESS, READ_STORE } from './tokens';
+export { UploadAdmission } from './upload-admission';
+export { NAME_PATTERN, NAME_PATTERN_MESSAGE, validationPipe } from './validation';

@@ -1,7 +1,6 @@
-export * from './policies.module';
-export * from './policy.commands';
-export * from './policy.decider';
-export * from './policy-document';
-export * from './policy-expression';
-export * from './policies.projection';
-export * from './policy-evaluation';
+/** What `#des/policies` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { policiesFeature } from './policies.module';
+export { POLICIES, policyId } from './policies.projection';
+export { readPolicy } from './policy-document';
+export { judgeArtifact, type ArtifactFacts, type NamedPolicy } from './policy-evaluation';
+export { parseExpression } from './policy-expression';

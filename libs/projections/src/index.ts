@@ -1,9 +1,17 @@
-export * from './projection';
-export * from './progress';
-export * from './guarded-write';
-export * from './projector';
-export * from './lease';
+/** What `#des/projections` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { positionsFrom } from './checkpoint-positions';
+export { POSITION_FIELD, applyAllOnce, applyOnce, withoutInternals } from './guarded-write';
+export { Lease } from './lease';
+export { CheckpointPoller, type ProjectionProgress } from './progress';
+export {
+  CHECKPOINTS,
+  aggregateEvent,
+  declareCollections,
+  type DocWrite,
+  type Projection,
+  type ProjectionReads,
+} from './projection';
+export { Projector, type ProjectionFailure } from './projector';
+export { derivedId, reactionMetadata, type Reaction, type ReactionOutput } from './reaction';
+export { reactionCheckpointFile } from './reaction-checkpoint-file';
 export { streamStatsProjection } from './stream-stats.projection';
-export * from './reaction';
-export * from './reaction-checkpoint-file';
-export * from './checkpoint-positions';

@@ -1,6 +1,14 @@
-export * from './read-store.port';
+/** What `#des/read-store` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { updatedDocument } from './document-update';
 export { MemoryReadStore } from './memory-read-store';
 export { MongoReadStore, isMongoUnavailable, translateMongoError } from './mongo-read-store';
-export type { MemoryChunk } from './memory-read-store';
-export * from './read-model-file';
-export { updatedDocument } from './document-update';
+export { loadReadModels, saveReadModels } from './read-model-file';
+export {
+  DuplicateKeyError,
+  type BulkUpdate,
+  type Doc,
+  type Filter,
+  type IndexSpec,
+  type ReadStore,
+  type Update,
+} from './read-store.port';

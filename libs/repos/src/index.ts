@@ -1,4 +1,4 @@
-export * from './repos.module';
-export * from './repo.commands';
-export * from './repo.decider';
-export * from './repos.projection';
+/** What `#des/repos` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { ChangeRepo } from './repo.commands';
+export { reposFeature } from './repos.module';
+export { REPOS, repoId } from './repos.projection';

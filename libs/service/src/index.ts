@@ -1,3 +1,9 @@
-export * from './app.module';
-export * from './http-app';
-export * from './features';
+/** What `#des/service` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export {
+  allProjections,
+  allQueueConsumers,
+  allReactions,
+  allUpcasters,
+  workerFeatureModules,
+} from './features';
+export { createHttpApp } from './http-app';

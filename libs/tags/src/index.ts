@@ -1,2 +1,3 @@
-export * from './tags.module';
-export * from './resource-types';
+/** What `#des/tags` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { RESOURCE_TYPES } from './resource-types';
+export { tagsFeature } from './tags.module';

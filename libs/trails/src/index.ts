@@ -1,9 +1,20 @@
-export * from './trails.module';
-export * from './trails.projection';
-export * from './trail.events';
-export * from './trail.view';
-export * from './commit';
-export * from './trail-time-machine';
-export * from './pdf-renderer.provider';
-export * from './trail.commands';
-export * from './trail-timeline';
+/** What `#des/trails` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { commitOf, type Commit } from './commit';
+export { PDF_RENDERER } from './pdf-renderer.provider';
+export { TrailTimeMachine, TrailTimeMachineModule } from './trail-time-machine';
+export {
+  trailStream,
+  type ArtifactData,
+  type RepoInfo,
+  type RunningData,
+  type TrailEvent,
+} from './trail.events';
+export {
+  trailAsShown,
+  trailCompliance,
+  type AttestationView,
+  type Compliance,
+  type TrailView,
+} from './trail.view';
+export { trailsFeature } from './trails.module';
+export { ARTIFACTS, TRAILS, trailId } from './trails.projection';
