@@ -228,9 +228,11 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal(byType('ENVIRONMENT_COMPLIANT').json.description, 'prod is now compliant');
       assert.equal(new Set(all.map((r) => r.headers['x-des-delivery'])).size, 4, 'one delivery id each');
 
+      // The read models may still be applying the last deliveries' outcomes: wait for all four.
       const deliveries = await eventually(
         () => t.http.get('/api/v2/actions/acme/1/deliveries').then((r) => r.body),
-        (b) => b.deliveries?.every((d: { status: string }) => d.status === 'delivered'),
+        (b) =>
+          b.total_count === 4 && b.deliveries?.every((d: { status: string }) => d.status === 'delivered'),
       );
       assert.equal(deliveries.total_count, 4);
       assert.equal(deliveries.deliveries[0].attempts.length, 1);
