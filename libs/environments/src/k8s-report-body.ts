@@ -21,7 +21,13 @@ export function scanK8sReport(req: Request, _res: Response, next: NextFunction):
   if (req.method === 'PUT' && (!encoding || encoding === 'identity')) {
     const scan = new SnapshotSizeScan();
     (req as Scanned)[SCAN] = scan;
-    req.on('data', (chunk: Buffer) => scan.write(chunk));
+    req.on('data', (chunk: Buffer) => {
+      scan.write(chunk);
+      // One chunk per turn of the event loop: libuv reads a busy socket up to 32 times a turn, and
+      // two clients' megabytes walked in one turn held every other request (issue 27).
+      req.pause();
+      setImmediate(() => req.resume());
+    });
   }
   next();
 }
