@@ -5,7 +5,7 @@ import { followByPolling } from './follow-loop';
 import { nowMicros } from './microseconds';
 import { canonicalJson, chainOf, GENESIS, type LedgerHead, linkHash } from './ledger';
 import { InThreadWriter, type LogWriter, ThreadedWriter } from './sqlite-log-writer';
-import { openLog, type SerializedEvent } from './sqlite-writer';
+import { type AppendRequest, openLog } from './sqlite-writer';
 import {
   AppendResult,
   BatchHandler,
@@ -55,13 +55,12 @@ CREATE TABLE IF NOT EXISTS chain_heads (
 /** Columns added after the first release: a log written before them gets them (and its chain) on open. */
 const CHAIN_COLUMNS = ["org TEXT NOT NULL DEFAULT ''", "hash TEXT NOT NULL DEFAULT ''"];
 
-interface PendingAppend {
-  stream: string;
-  events: SerializedEvent[];
-  expected: ExpectedRevision;
+interface PendingAppend extends Omit<AppendRequest, 'now'> {
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
+
+const storeClosed = () => new StoreUnavailableError('SQLite', new Error('the event store is closed'));
 
 export interface SqliteEventStoreOptions {
   /** File path, or ':memory:'. */
@@ -206,8 +205,7 @@ export class SqliteEventStore implements EventStore {
     const size = serializedAppendSize(serialized);
     if (size > this.maxAppendSize)
       return Promise.reject(new EventTooLargeError(stream, size, this.maxAppendSize));
-    if (this.closed)
-      return Promise.reject(new StoreUnavailableError('SQLite', new Error('the event store is closed')));
+    if (this.closed) return Promise.reject(storeClosed());
     return new Promise<AppendResult>((resolve, reject) => {
       if (this.queued.length === 0 && !this.committing) setImmediate(() => this.commitQueued());
       this.queued.push({ stream, events: serialized, expected, resolve, reject });
@@ -222,8 +220,7 @@ export class SqliteEventStore implements EventStore {
     const batch = this.queued;
     this.queued = [];
     if (this.closed) {
-      const error = new StoreUnavailableError('SQLite', new Error('the event store is closed'));
-      for (const p of batch) p.reject(error);
+      for (const p of batch) p.reject(storeClosed());
       return;
     }
     const requests = batch.map((p) => ({
@@ -317,7 +314,7 @@ export class SqliteEventStore implements EventStore {
    * busy_timeout. Both are answered 503 like a server outage; anything else is a bug.
    */
   private guard<T>(operation: () => T): T {
-    if (this.closed) throw new StoreUnavailableError('SQLite', new Error('the event store is closed'));
+    if (this.closed) throw storeClosed();
     try {
       return operation();
     } catch (error) {
@@ -359,7 +356,9 @@ export class SqliteEventStore implements EventStore {
 /** Another process's lock past busy_timeout is answered 503 like a server outage; anything else is a bug. */
 function unavailableWhenLocked(error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' ? new StoreUnavailableError('SQLite', error) : error;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED'
+    ? new StoreUnavailableError('SQLite', error)
+    : error;
 }
 
 function toStored(row: Row): StoredEvent {
