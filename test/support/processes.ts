@@ -61,19 +61,18 @@ export async function eventually<T>(
  * the end of its output, if it dies first, and with the same output if the wait runs out.
  */
 export async function untilLive(child: Child, base: string, timeoutMs = 60_000): Promise<void> {
-  const tail = () => child.output().slice(-4000);
   let died: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   void child.exited.then((e) => (died = e));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (died) throw new Error(`process exited (${died.code ?? died.signal}) before it was live:\n${tail()}`);
-    const status = await fetch(`${base}/health/live`).then(
+  const status = async () => {
+    if (died) throw new Error(`process exited (${died.code ?? died.signal}) before it was live`);
+    return fetch(`${base}/health/live`).then(
       (r) => r.status,
       () => 0,
     );
-    if (status === 200) return;
-    if (Date.now() > deadline)
-      throw new Error(`not live in ${timeoutMs} ms (last status ${status}); its output:\n${tail()}`);
-    await new Promise((r) => setTimeout(r, 25));
+  };
+  try {
+    await eventually(status, (s) => s === 200, timeoutMs);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; its output:\n${child.output().slice(-4000)}`);
   }
 }
