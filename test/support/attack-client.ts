@@ -1,11 +1,15 @@
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { sendJson, sendUpload, type StreamedUpload, type UploadAnswer } from './streamed-multipart';
 
 /**
  * The attacker's client on a thread of its own: its socket writes (hundreds
  * of MB) cost the service's event loop nothing, as they would not from
- * another machine, so the harness measures the service alone.
+ * another machine, so the harness measures the service alone. For the same
+ * reason it runs at the lowest CPU priority: on two cores, a client making
+ * 4.5 GB of upload bodies would otherwise take a core from the service and
+ * its read-model server, which an attacker on another machine cannot.
  */
 type Call =
   | { id: number; kind: 'upload'; upload: StreamedUpload }
@@ -47,6 +51,11 @@ export class AttackClient {
 }
 
 if (!isMainThread && parentPort) {
+  try {
+    setPriority(19); // this thread's own nice value on Linux
+  } catch {
+    // Refused here: the client then competes as it is.
+  }
   const port = parentPort;
   port.on('message', (call: Call) => {
     const answering =

@@ -4,6 +4,7 @@ import type { ServiceFeature } from '#des/platform';
 import { accountCommandHandlers } from './accounts.commands';
 import { accountsProjection } from './accounts.projection';
 import { AuthGuard } from './auth.guard';
+import { KeyLookups } from './key-lookups';
 import { KeyUsageRecorder } from './key-usage';
 import { OrganizationBootstrap } from './organization-bootstrap';
 import { ServiceAccountsController } from './service-accounts.controller';
@@ -25,6 +26,7 @@ export class TenantAccountingModule {}
   providers: [
     ...accountCommandHandlers,
     KeyUsageRecorder,
+    KeyLookups,
     OrganizationBootstrap,
     // In this order: the write rate is counted for callers already authenticated.
     { provide: APP_GUARD, useClass: AuthGuard },

@@ -1,13 +1,13 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { EventMetadata } from '#des/event-store';
 import { allows, Privilege } from '#des/kernel';
-import { ApiError, READ_STORE, PUBLIC_ROUTE, REQUIRED_PRIVILEGE } from '#des/platform';
-import type { ReadStore } from '#des/read-store';
-import { accountId, API_KEYS, SERVICE_ACCOUNTS } from './accounts.projection';
+import { ApiError, PUBLIC_ROUTE, REQUIRED_PRIVILEGE } from '#des/platform';
+import { chargeReadsTo } from '#des/read-store';
 import { hashApiKey, keyFromAuthorization } from './api-key-secret';
+import { KeyLookups } from './key-lookups';
 import { KeyUsageRecorder } from './key-usage';
 
 export interface Principal {
@@ -32,15 +32,6 @@ export const UNAUTHORIZED = 'Invalid or missing API key';
 export const FORBIDDEN = "You don't have permission to access this resource";
 const CHALLENGE = 'Bearer realm="delivery-evidence-service", Basic realm="delivery-evidence-service"';
 
-interface KeyDoc {
-  _id: string;
-  org: string;
-  service_account: string;
-  expires_at: number;
-  revoked: boolean;
-  last_used_at: number | null;
-}
-
 /**
  * Every route: who is calling (API key, Bearer or Basic), for which
  * organization (the `{org}` of the path must be the key's), with which
@@ -50,7 +41,7 @@ interface KeyDoc {
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly keys: KeyLookups,
     private readonly usage: KeyUsageRecorder,
   ) {}
 
@@ -74,18 +65,16 @@ export class AuthGuard implements CanActivate {
   private async authenticate(header: string | undefined): Promise<Principal> {
     const key = keyFromAuthorization(header);
     if (!key) throw unauthorized();
-    const doc = (await this.reads.collection(API_KEYS).findOne({ hash: hashApiKey(key) })) as KeyDoc | null;
-    const nowSeconds = Date.now() / 1000;
-    if (!doc || doc.revoked || (doc.expires_at > 0 && doc.expires_at <= nowSeconds)) throw unauthorized();
-    const account = await this.reads
-      .collection(SERVICE_ACCOUNTS)
-      .findOne({ _id: accountId(doc.org, doc.service_account) });
-    if (!account) throw unauthorized();
+    const holder = await this.keys.holderOf(hashApiKey(key));
+    if (!holder) throw unauthorized();
+    const doc = holder.key;
+    if (doc.revoked || (doc.expires_at > 0 && doc.expires_at <= Date.now() / 1000)) throw unauthorized();
+    chargeReadsTo(doc.org);
     this.usage.record(doc.org, doc.service_account, doc._id, doc.last_used_at);
     return {
       org: doc.org,
       account: doc.service_account,
-      privilege: account.privilege as Privilege,
+      privilege: holder.privilege,
       keyId: doc._id,
     };
   }

@@ -6,6 +6,7 @@ import type { Doc, ReadStore } from '#des/read-store';
 import { accountId, API_KEYS, SERVICE_ACCOUNTS } from './accounts.projection';
 import { Actor, CreateApiKey, CreateServiceAccount, RevokeApiKey } from './accounts.commands';
 import type { AuthenticatedRequest } from './auth.guard';
+import { KeyLookups } from './key-lookups';
 import {
   ApiKeyView,
   CreateApiKeyDto,
@@ -33,6 +34,7 @@ export class ServiceAccountsController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly keys: KeyLookups,
   ) {}
 
   @Post(':org')
@@ -129,6 +131,7 @@ export class ServiceAccountsController {
     @Req() req: AuthenticatedRequest,
   ) {
     await this.commands.execute(new RevokeApiKey(org, name, id, actorOf(req)));
+    this.keys.keyRevoked();
     return jsonString('API key revoked');
   }
 

@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { TenantLimits } from '#des/kernel';
 import {
   CONFIG,
@@ -16,10 +17,20 @@ import type { LimitOverrides } from './organization.decider';
 import { TENANT_USAGE_COLLECTION, TenantUsageDoc } from './tenant-usage.projection';
 
 /** An organization's effective limits: its overrides over the configured defaults. */
-export const effectiveLimits = (defaults: TenantLimits, overrides: LimitOverrides | undefined): TenantLimits => ({
+export const effectiveLimits = (
+  defaults: TenantLimits,
+  overrides: LimitOverrides | undefined,
+): TenantLimits => ({
   ...defaults,
   ...overrides,
 });
+
+/**
+ * How long an organization's limits are reused: every write and upload
+ * checks them, and an operator's override is rare, so it reaches a process
+ * within this (docs/limits.md), instead of costing each request a read.
+ */
+export const LIMITS_REUSED_MS = 1000;
 
 /**
  * Every organization's limits and usage, from the read models (so an
@@ -40,9 +51,18 @@ export class TenantAccounting implements TenantLimitsSource, TenantUsageSource, 
     this.metrics.tenantUsageReport = () => this.everyUsage();
   }
 
+  /** Concurrent asks for one organization share one read (`fetch` coalesces them). */
+  private readonly limits = new LRUCache<string, TenantLimits>({
+    max: 10_000,
+    ttl: LIMITS_REUSED_MS,
+    fetchMethod: async (org) => {
+      const doc = await this.reads.collection(ORGANIZATIONS).findOne({ _id: org });
+      return effectiveLimits(this.config.tenantLimits, doc?.limits as LimitOverrides | undefined);
+    },
+  });
+
   async limitsFor(org: string): Promise<TenantLimits> {
-    const doc = await this.reads.collection(ORGANIZATIONS).findOne({ _id: org });
-    return effectiveLimits(this.config.tenantLimits, doc?.limits as LimitOverrides | undefined);
+    return (await this.limits.fetch(org))!;
   }
 
   async usageOf(org: string): Promise<TenantUsage> {

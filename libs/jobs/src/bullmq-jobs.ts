@@ -203,6 +203,7 @@ export class BullMqJobs implements Jobs {
             data: dataOf(job),
             attempt: job.attemptsMade + 1,
             enqueuedAt: job.timestamp,
+            group: group === DEFAULT_GROUP ? undefined : group,
           });
           this.ended(queue, job);
           return result;

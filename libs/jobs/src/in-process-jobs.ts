@@ -140,6 +140,7 @@ export class InProcessJobs implements Jobs {
         data: job.data,
         attempt: job.attemptsMade,
         enqueuedAt: job.enqueuedAt,
+        group: job.group === DEFAULT_GROUP ? undefined : job.group,
       });
       job.state = 'completed';
     } catch (error) {

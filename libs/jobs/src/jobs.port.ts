@@ -35,6 +35,8 @@ export interface JobContext {
   attempt: number;
   /** When the job was enqueued (epoch ms); its retries and deferrals keep it. */
   enqueuedAt: number;
+  /** The group it was enqueued in (`JobOptions.group`), if any. */
+  group?: string;
 }
 
 export type JobHandler = (job: JobContext) => Promise<unknown>;

@@ -59,6 +59,8 @@ export interface Config {
   tenantLimits: TenantLimits;
   /** Budgets of tenants' jq rules and JSON schemas (see tenant-programs.ts). */
   tenantPrograms: TenantProgramsConfig;
+  /** Server mode: queries one organization may have in flight at the read-model server from one process (ADR 0017). */
+  orgConcurrentReads: number;
 }
 
 /** Delivery of action notifications. */
@@ -126,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     tenantLimits: tenantLimitDefaults(env),
     tenantPrograms: tenantProgramsConfig(env),
+    orgConcurrentReads: Number(env.DES_ORG_CONCURRENT_READS ?? 8),
   };
 }
 

@@ -1,6 +1,6 @@
 import { EventStore, KurrentDbEventStore, SqliteEventStore, type Upcaster, UpcastingEventStore } from '#des/event-store';
 import { BullMqJobs, InProcessJobs, Jobs } from '#des/jobs';
-import { MemoryReadStore, MongoReadStore, ReadStore } from '#des/read-store';
+import { MemoryReadStore, MongoReadStore, ReadStore, TenantReadGate } from '#des/read-store';
 import { Logger } from '@nestjs/common';
 import type { Config } from './config';
 
@@ -31,6 +31,7 @@ export async function openEngines(
           url: config.readStore.url,
           database: config.readStore.database,
           serverSelectionTimeoutMs: config.connectTimeoutMs,
+          gate: new TenantReadGate(config.orgConcurrentReads),
         });
   // A server that is down at start is not fatal: requests answer 503 until it is back.
   if (reads instanceof MongoReadStore) await reads.connect().catch(() => undefined);

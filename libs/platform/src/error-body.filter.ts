@@ -12,6 +12,7 @@ import { isMongoUnavailable } from '#des/read-store';
 import { ApiError, DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error';
 import { DomainError, type DomainErrorKind } from '#des/kernel';
 import { ReplayedResponse } from './replayed-response';
+import { closeUnread } from './unread-body';
 
 /** The HTTP status of each kind of domain refusal (the domain names kinds, never statuses). */
 const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
@@ -45,6 +46,7 @@ export class ErrorBodyFilter implements ExceptionFilter {
     const answer = this.answer(exception, req);
     if (res.headersSent) return;
     for (const [k, v] of Object.entries(answer.headers ?? {})) res.setHeader(k, v);
+    if (!req.complete) closeUnread(req, res);
     res.status(answer.status).json({ message: answer.message, errors: answer.errors });
   }
 

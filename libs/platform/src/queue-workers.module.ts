@@ -1,6 +1,7 @@
 import { DynamicModule, Inject, Logger, Module, OnApplicationBootstrap, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { JobContext, JobInfo, Jobs } from '#des/jobs';
+import { inReadScope } from '#des/read-store';
 import { Metrics } from './metrics';
 import { JOBS } from './tokens';
 
@@ -32,7 +33,8 @@ class WorkerRunner implements OnApplicationBootstrap {
     const queues: string[] = [];
     for (const type of this.consumers) {
       const consumer = this.moduleRef.get(type, { strict: false });
-      await this.jobs.work(consumer.queue, (job) => this.timed(consumer, job), {
+      // A job's reads wait their organization's turn at the read-model server, as its requests' do.
+      await this.jobs.work(consumer.queue, (job) => inReadScope(() => this.timed(consumer, job), job.group), {
         concurrency: consumer.concurrency,
         groupConcurrency: consumer.groupConcurrency?.bind(consumer),
         onDeadLetter: consumer.deadLetter?.bind(consumer),

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ApiError } from './api-error';
 import type { TenantLimits } from '#des/kernel';
 import { tenantLimitDefaults } from './tenant-limits';
-import { UploadAdmission, UploadLedger } from './upload-admission';
+import { UPLOAD_BURST_MS, UploadAdmission, UploadLedger } from './upload-admission';
 
 const admission = (limits: Partial<TenantLimits>, storedAttachmentBytes = 0) =>
   new UploadAdmission(
@@ -83,17 +83,18 @@ describe('UploadAdmission', () => {
 });
 
 describe('UploadLedger.pace', () => {
-  it("lets an organization's uploads through at its rate after a one-second burst, each organization on its own", () => {
+  it("lets an organization's uploads through at its rate after a burst, each organization on its own", () => {
     const ledger = new UploadLedger();
     const t0 = 1_000_000;
-    // 100 bytes/s: the first second's worth passes at once, then each 100 bytes waits a second more.
-    assert.equal(ledger.pace('a', 100, 100, t0), 0);
+    // 100 bytes/s: a quarter second's worth (25 bytes) passes at once, then each 100 bytes waits a second more.
+    assert.equal(UPLOAD_BURST_MS, 250);
+    assert.equal(ledger.pace('a', 25, 100, t0), 0);
     assert.equal(ledger.pace('a', 100, 100, t0), 1000);
     assert.equal(ledger.pace('a', 50, 100, t0), 1500);
     // Another organization is not slowed by the first one's bytes.
-    assert.equal(ledger.pace('b', 100, 100, t0), 0);
+    assert.equal(ledger.pace('b', 25, 100, t0), 0);
     // Time that passed pays for the bytes sent meanwhile.
-    assert.equal(ledger.pace('a', 100, 100, t0 + 2500), 0);
+    assert.equal(ledger.pace('a', 25, 100, t0 + 2500), 0);
     // 0: unpaced.
     assert.equal(ledger.pace('c', 10 ** 12, 0, t0), 0);
   });

@@ -6,9 +6,17 @@ import {
   TENANT_LIMITS,
   TENANT_USAGE,
   type TenantLimitsSource,
+  type TenantUsage,
   type TenantUsageSource,
   tooManyRequests,
 } from './tenant-limits';
+
+/**
+ * How far ahead of its rate an organization's uploads may be read: a quarter
+ * of a second's worth (8 MiB at the default rate). A longer burst at the
+ * machine's full speed took the cores from every other tenant while it lasted.
+ */
+export const UPLOAD_BURST_MS = 250;
 
 /** Answer to a request whose files together pass `uploadRequestBytes`. */
 export function uploadTooLarge(limitBytes: number): ApiError {
@@ -56,8 +64,8 @@ export class UploadLedger {
 
   /**
    * Paces an organization's uploads to `bytesPerSecond` in all (0: unpaced):
-   * how long to wait before reading on after `bytes`, beyond a one-second
-   * burst. Reading slower makes the sender slow down (TCP back-pressure), so
+   * how long to wait before reading on after `bytes`, beyond a burst of
+   * `UPLOAD_BURST_MS` worth. Reading slower makes the sender slow down (TCP back-pressure), so
    * one tenant's uploads take a bounded share of the process's time.
    */
   pace(org: string, bytes: number, bytesPerSecond: number, now = Date.now()): number {
@@ -66,7 +74,7 @@ export class UploadLedger {
     this.paidUntil.set(org, paid);
     if (this.paidUntil.size > 10_000)
       for (const [other, until] of this.paidUntil) if (until < now) this.paidUntil.delete(other);
-    return Math.max(0, paid - now - 1000);
+    return Math.max(0, paid - now - UPLOAD_BURST_MS);
   }
 
   /** An upload ended: its count (when it was counted) and bytes go. */
@@ -156,13 +164,21 @@ export class UploadAdmission {
    * organization's concurrent uploads (429 when none is left).
    */
   async admit(org: string, counted: boolean): Promise<UploadTicket> {
-    const [limits, usage] = await Promise.all([this.limits.limitsFor(org), this.usage.usageOf(org)]);
+    const limits = await this.limits.limitsFor(org);
     if (counted && !this.ledger.enter(org, limits.concurrentUploads)) {
       throw tooManyRequests(
         'concurrentUploads',
         `this organization already has ${limits.concurrentUploads} uploads in progress`,
         UPLOAD_RETRY_AFTER_SECONDS,
       );
+    }
+    // Usage only once admitted: a refused request costs the read-model server nothing.
+    let usage: TenantUsage;
+    try {
+      usage = await this.usage.usageOf(org);
+    } catch (error) {
+      if (counted) this.ledger.leave(org, true, 0);
+      throw error;
     }
     const room = roomUnder(limits.attachmentBytes, usage.attachmentBytes);
     return new UploadTicket(

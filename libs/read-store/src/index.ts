@@ -2,6 +2,7 @@
 export { updatedDocument } from './document-update';
 export { MemoryReadStore } from './memory-read-store';
 export { MongoReadStore, isMongoUnavailable, translateMongoError } from './mongo-read-store';
+export { chargeReadsTo, inReadScope, TenantReadGate } from './tenant-read-gate';
 export { loadReadModels, saveReadModels } from './read-model-file';
 export {
   DuplicateKeyError,

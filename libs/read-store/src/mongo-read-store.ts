@@ -29,6 +29,7 @@ import {
   Update,
   UpdateResult,
 } from './read-store.port';
+import { TenantReadGate } from './tenant-read-gate';
 
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;
@@ -44,6 +45,8 @@ export interface MongoReadStoreOptions {
   /** Defaults to the database named in the URL, else `des`. */
   database?: string;
   serverSelectionTimeoutMs?: number;
+  /** Queries made on an organization's behalf wait their turn here (none: no cap). */
+  gate?: TenantReadGate;
 }
 
 /** Read models in MongoDB (or a MongoDB-wire server such as FerretDB), official driver. */
@@ -51,8 +54,10 @@ export class MongoReadStore implements ReadStore {
   readonly kind = 'mongodb' as const;
   private readonly client: MongoClient;
   private readonly db: Db;
+  private readonly gate: TenantReadGate;
 
   constructor(options: MongoReadStoreOptions) {
+    this.gate = options.gate ?? new TenantReadGate(0);
     this.client = new MongoClient(options.url, {
       serverSelectionTimeoutMS: options.serverSelectionTimeoutMs ?? 3000,
       ignoreUndefined: true,
@@ -66,7 +71,7 @@ export class MongoReadStore implements ReadStore {
   }
 
   collection<T extends Doc = Doc>(name: string): ReadCollection<T> {
-    return new MongoCollection(this.db, name) as unknown as ReadCollection<T>;
+    return new MongoCollection(this.db, name, this.gate) as unknown as ReadCollection<T>;
   }
 
   /**
@@ -119,6 +124,7 @@ class MongoCollection implements ReadCollection<Doc> {
   constructor(
     private readonly db: Db,
     private readonly name: string,
+    private readonly gate: TenantReadGate,
   ) {}
 
   private get c() {
@@ -126,20 +132,22 @@ class MongoCollection implements ReadCollection<Doc> {
   }
 
   async findOne(filter: Filter): Promise<Doc | null> {
-    return guard(() => this.c.findOne(filter)) as Promise<Doc | null>;
+    return this.gate.run(() => guard(() => this.c.findOne(filter))) as Promise<Doc | null>;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
-    return guard(() => this.cursor(filter, options).toArray()) as Promise<Doc[]>;
+    return this.gate.run(() => guard(() => this.cursor(filter, options).toArray())) as Promise<Doc[]>;
   }
 
   async *stream(filter: Filter, options: FindOptions = {}): AsyncIterable<Doc> {
+    const release = await this.gate.acquire();
     const cursor = this.cursor(filter, options);
     try {
       for await (const doc of cursor) yield doc as Doc;
     } catch (error) {
       throw translate(error);
     } finally {
+      release();
       await cursor.close();
     }
   }
@@ -154,7 +162,7 @@ class MongoCollection implements ReadCollection<Doc> {
   }
 
   async count(filter: Filter): Promise<number> {
-    return guard(() => this.c.countDocuments(filter));
+    return this.gate.run(() => guard(() => this.c.countDocuments(filter)));
   }
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {

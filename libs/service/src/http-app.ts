@@ -13,6 +13,7 @@ import {
   validationPipe,
 } from '#des/platform';
 import type { Duplex } from 'node:stream';
+import { inReadScope } from '#des/read-store';
 import { EventTooLargeError } from '#des/event-store';
 import { K8S_REPORT_ROUTE, refuseUnrecordableReport, scanK8sReport } from '#des/environments';
 import { AppModule, AppOptions } from './app.module';
@@ -47,6 +48,8 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   app.useBodyParser('json', { limit: BODY_LIMIT, strict: false, verify: refuseDeepJson });
   app.use(bodyParserErrors);
   app.use(nullAsNoBody);
+  // After the body parsers (their stream events would lose it): the request's reads, charged once authenticated.
+  app.use(readScope);
   app.use(probeAliases);
   app.use(httpMetrics(app.get(Metrics)));
   app.setGlobalPrefix(API_PREFIX, { exclude: PROBES });
@@ -76,6 +79,10 @@ function bodyParserErrors(error: unknown, _req: Request, _res: Response, next: N
     return next(new ApiError(413, `Request body exceeds the ${BODY_LIMIT.toUpperCase()} limit`));
   }
   next(error);
+}
+
+function readScope(_req: Request, _res: Response, next: NextFunction): void {
+  inReadScope(next);
 }
 
 /** A JSON `null` body reads as no body; any other bare value is refused as before (bodies are objects or arrays). */
