@@ -20,7 +20,7 @@ function answer(error: unknown) {
     json: (body: unknown) => void (sent.body = body),
   };
   const host = {
-    switchToHttp: () => ({ getResponse: () => res, getRequest: () => ({ id: 'req-1' }) }),
+    switchToHttp: () => ({ getResponse: () => res, getRequest: () => ({ id: 'req-1', complete: true }) }),
   } as unknown as ArgumentsHost;
   new ErrorBodyFilter().catch(error, host);
   return { status: sent.status, body: sent.body, retryAfter: sent.headers['Retry-After'] };

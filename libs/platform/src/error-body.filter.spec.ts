@@ -18,7 +18,7 @@ function answer(exception: unknown) {
     json: (body: unknown) => void (out.body = body),
   };
   const host = {
-    switchToHttp: () => ({ getResponse: () => res, getRequest: () => ({ id: 'req-1' }) }),
+    switchToHttp: () => ({ getResponse: () => res, getRequest: () => ({ id: 'req-1', complete: true }) }),
   } as unknown as ArgumentsHost;
   const filter = new ErrorBodyFilter();
   (filter as unknown as { logger: { warn(): void; error(): void } }).logger = { warn() {}, error() {} };
