@@ -1,23 +1,21 @@
-import { derivedId, Reaction, reactionMetadata, ReactionOutput } from '#des/projections';
+import type { Reaction } from '#des/projections';
+import { reactionMetadata } from '#des/projections';
+import { ChangeTrail, type RunningMove } from '#des/trails';
 import type { SnapshotEntry } from './environment.decider';
-import { RunningData, trailStream } from '#des/trails';
-
-const RUNNING_EVENTS = {
-  started: 'artifact_started_running',
-  exited: 'artifact_stopped_running',
-} as const;
 
 /**
  * Provenance: when a snapshot starts or exits a fingerprint that trails
  * reported, each trail's own stream records it, so a trail tells its whole
  * story. A `changed` entry is an artifact still running: it moves nothing.
  * The snapshot carries its provenance (the trails known when it was made),
- * so the reaction needs no read model.
+ * so the reaction needs no read model. Each trail's moves go through the
+ * trails feature's command and decider, which records none twice when a
+ * snapshot is reacted to again after a crash.
  */
 export const provenanceReaction: Reaction = {
   name: 'provenance',
   needsReadModels: false,
-  react(event) {
+  async react(event, _reads, effects) {
     if (event.type !== 'snapshot_created') return [];
     const org = event.metadata.org as string;
     const {
@@ -25,33 +23,31 @@ export const provenanceReaction: Reaction = {
       index,
       entries,
     } = event.data as { name: string; index: number; entries: SnapshotEntry[] };
-    const outputs: ReactionOutput[] = [];
-    for (const [i, entry] of entries.entries()) {
+    const byTrail = new Map<string, { flow: string; trail: string; moves: RunningMove[] }>();
+    for (const entry of entries) {
       if (entry.event_type === 'changed') continue;
       for (const p of entry.provenance ?? []) {
-        const data: RunningData = {
-          fingerprint: entry.fingerprint,
-          environment,
-          snapshot_index: index,
-          artifact_name: entry.artifact_name,
-          flow: p.flow,
-          trail: p.trail,
-          commit: p.commit ?? null,
-          repo: p.repo ?? null,
-        };
-        outputs.push({
-          stream: trailStream(org, p.flow, p.trail),
-          events: [
-            {
-              id: derivedId(event.id, `${i}:${p.flow}/${p.trail}`),
-              type: RUNNING_EVENTS[entry.event_type],
-              data,
-              metadata: reactionMetadata(event, 'provenance'),
-            },
-          ],
+        const key = `${p.flow}/${p.trail}`;
+        const moves = byTrail.get(key) ?? { flow: p.flow, trail: p.trail, moves: [] };
+        byTrail.set(key, moves);
+        moves.moves.push({
+          move: entry.event_type === 'started' ? 'started' : 'stopped',
+          running: {
+            fingerprint: entry.fingerprint,
+            environment,
+            snapshot_index: index,
+            artifact_name: entry.artifact_name,
+            flow: p.flow,
+            trail: p.trail,
+            commit: p.commit ?? null,
+            repo: p.repo ?? null,
+          },
         });
       }
     }
-    return outputs;
+    const metadata = reactionMetadata(event, 'provenance');
+    for (const { flow, trail, moves } of byTrail.values())
+      await effects.execute(new ChangeTrail(org, flow, trail, { kind: 'record_running', moves }, metadata));
+    return [];
   },
 };

@@ -1,6 +1,12 @@
 import type { Decider } from '#des/kernel';
 import { DomainError } from '#des/kernel';
-import type { ArtifactData, AttestationData, TrailData, TrailEvent } from './trail.events';
+import type { ArtifactData, AttestationData, RunningData, TrailData, TrailEvent } from './trail.events';
+
+/** An environment's snapshot started running one of the trail's artifacts, or no longer runs it. */
+export interface RunningMove {
+  move: 'started' | 'stopped';
+  running: RunningData;
+}
 
 export type TrailCommand =
   | { kind: 'put_trail'; trail: TrailData }
@@ -10,19 +16,26 @@ export type TrailCommand =
       attestation: AttestationData;
       /** Artifacts of the trail to attest, by template reference name or fingerprint (instead of one fingerprint). */
       targets?: string[];
-    };
+    }
+  /** From the environments' provenance reaction: what each new snapshot started and stopped running. */
+  | { kind: 'record_running'; moves: RunningMove[] };
 
 export interface TrailState {
   exists: boolean;
   trail: TrailData | null;
   artifacts: Record<string, ArtifactData>;
+  /** Moves recorded (`runningKey`), so a replayed snapshot records none twice. */
+  running: Record<string, true>;
 }
+
+const runningKey = (move: RunningMove['move'], r: RunningData) =>
+  `${move}:${r.environment}#${r.snapshot_index}#${r.fingerprint}`;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** A trail with its artifacts and attestations: append-only evidence. */
 export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
-  initialState: { exists: false, trail: null, artifacts: {} },
+  initialState: { exists: false, trail: null, artifacts: {}, running: {} },
 
   evolve(state, event) {
     switch (event.type) {
@@ -32,9 +45,11 @@ export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
       case 'artifact_reported':
         return { ...state, artifacts: { ...state.artifacts, [event.data.fingerprint]: event.data } };
       case 'attestation_reported':
-      case 'artifact_started_running':
-      case 'artifact_stopped_running':
         return state;
+      case 'artifact_started_running':
+        return { ...state, running: { ...state.running, [runningKey('started', event.data)]: true } };
+      case 'artifact_stopped_running':
+        return { ...state, running: { ...state.running, [runningKey('stopped', event.data)]: true } };
     }
   },
 
@@ -47,6 +62,21 @@ export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
         if (!state.exists) throw new DomainError('not_found', 'Trail not found');
         if (same(state.artifacts[command.artifact.fingerprint], command.artifact)) return [];
         return [{ type: 'artifact_reported', data: command.artifact }];
+      case 'record_running':
+        // A trail the snapshot's provenance named but that is not (yet) in this stream has nothing to record.
+        if (!state.exists) return [];
+        return command.moves
+          .filter((m, i, all) => {
+            const key = runningKey(m.move, m.running);
+            return !state.running[key] && all.findIndex((o) => runningKey(o.move, o.running) === key) === i;
+          })
+          .map((m) => ({
+            type:
+              m.move === 'started'
+                ? ('artifact_started_running' as const)
+                : ('artifact_stopped_running' as const),
+            data: m.running,
+          }));
       case 'report_attestation': {
         if (!state.exists) throw new DomainError('not_found', 'Trail not found');
         const fingerprint = command.attestation.artifact_fingerprint;

@@ -64,7 +64,9 @@ describe('trail decider', () => {
     given()
       .when(attest(attestation('x', true)))
       .thenError('not_found', 'Trail not found');
-    given().when({ kind: 'report_artifact', artifact: artifactData }).thenError('not_found', 'Trail not found');
+    given()
+      .when({ kind: 'report_artifact', artifact: artifactData })
+      .thenError('not_found', 'Trail not found');
     given(begun)
       .when(attest(attestation('x', true, fp)))
       .thenError('not_found', 'Artifact not found in trail', {
@@ -81,6 +83,39 @@ describe('trail decider', () => {
       .thenError('not_found', 'Artifact not found in trail', {
         'target_artifacts[0]': "no artifact 'frontend' was reported in this trail",
       });
+  });
+
+  it('records what snapshots start and stop running once, however often a snapshot is reacted to', () => {
+    const running = (snapshot_index: number) => ({
+      fingerprint: fp,
+      environment: 'prod',
+      snapshot_index,
+      artifact_name: 'backend:1',
+      flow: 'backend',
+      trail: 'main-1',
+      commit: null,
+      repo: null,
+    });
+    const started: TrailEvent = { type: 'artifact_started_running', data: running(1) };
+    const stopped: TrailEvent = { type: 'artifact_stopped_running', data: running(2) };
+    const moves: TrailCommand = {
+      kind: 'record_running',
+      moves: [
+        { move: 'started', running: running(1) },
+        { move: 'stopped', running: running(2) },
+        { move: 'started', running: running(1) },
+      ],
+    };
+    given(begun, artifact).when(moves).then([started, stopped]);
+    // A replay after a crash: what is recorded already is not recorded again.
+    given(begun, artifact, started).when(moves).then([stopped]);
+    given(begun, artifact, started, stopped).when(moves).then([]);
+    // The same artifact started again by a later snapshot is a new move.
+    given(begun, artifact, started, stopped)
+      .when({ kind: 'record_running', moves: [{ move: 'started', running: running(3) }] })
+      .then([{ type: 'artifact_started_running', data: running(3) }]);
+    // A trail not in its stream (yet) has nothing to record, and no error stops the reaction.
+    given().when(moves).then([]);
   });
 });
 
