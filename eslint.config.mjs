@@ -57,6 +57,14 @@ export default tseslint.config(
           selector: 'ExportAllDeclaration',
           message: 'Name what the library publishes: export { … } from, never export *.',
         },
+        {
+          // Another feature reads this one's read models through its published queries
+          // (`*.queries.ts`), never by collection name or document id (issue 28).
+          selector:
+            "ExportNamedDeclaration[source.value=/\\.projection$/] > ExportSpecifier[local.name!=/Projection$/]",
+          message:
+            'Publish queries (a *.queries.ts file), not collection names or ids: other features must not read this one\'s collections.',
+        },
       ],
     },
   },

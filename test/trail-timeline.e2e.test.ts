@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type EventStore, microsToSeconds, secondsToMicros } from '#des/event-store';
 import { EVENT_STORE, READ_STORE } from '#des/platform';
-import type { ReadStore } from '#des/read-store';
-import { TRAILS, trailId, trailStream } from '#des/trails';
+import { docReads, type ReadStore } from '#des/read-store';
+import { trailNamed, trailStream } from '#des/trails';
 import { Mode, startApp, TestApp } from './support/app';
 import { eventually } from './support/processes';
 import { binary, textOf } from './support/pdf';
@@ -46,7 +46,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       },
       metadata: { org: 'acme', actor: { kind: 'user' as const, name: 'loader' } },
     });
-    const trailDoc = () => reads.collection(TRAILS).findOne({ _id: trailId('acme', 'shop', 'long') });
+    const trailDoc = () => trailNamed(docReads(reads), 'acme', 'shop', 'long');
 
     before(async () => {
       t = await startApp({ mode });

@@ -29,10 +29,10 @@ import {
   VALIDATION_FAILED,
   ServiceKey,
 } from '#des/platform';
-import type { Doc, ReadStore } from '#des/read-store';
+import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
-import { ENVIRONMENTS, environmentId } from '#des/environments';
+import { environmentsNamed } from '#des/environments';
 import { ChangeActions, ChangeDelivery } from './action.commands';
 import { ACTION_NOT_FOUND, type ActionsState, actionsStream } from './action.decider';
 import { ACTIONS, actionId, DELIVERIES, deliveryId } from './actions.projection';
@@ -246,10 +246,7 @@ export class ActionsController {
   }
 
   private async checkEnvironments(org: string, names: string[]): Promise<void> {
-    const found = await this.reads
-      .collection(ENVIRONMENTS)
-      .find({ _id: { $in: names.map((n) => environmentId(org, n)) } });
-    const known = new Set(found.map((e) => e.name as string));
+    const known = new Set(await environmentsNamed(docReads(this.reads), org, names));
     const errors: Record<string, string> = {};
     names.forEach((name, i) => {
       if (!known.has(name)) errors[`environments[${i}]`] = `environment '${name}' does not exist`;

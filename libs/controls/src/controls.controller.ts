@@ -3,9 +3,9 @@ import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { tagsOf } from '#des/kernel';
 import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires, VALIDATION_FAILED } from '#des/platform';
-import type { Doc, ReadStore } from '#des/read-store';
+import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/accounts';
-import { POLICIES } from '#des/policies';
+import { policiesOf } from '#des/policies';
 import { ChangeControl } from './control.commands';
 import { CONTROL_NOT_FOUND, type Links } from './control.decider';
 import { CreateControlDto, UpdateControlDto } from './controls.dto';
@@ -79,11 +79,9 @@ export class ControlsController {
     await requireFeature(this.reads, org, 'controls');
     const reads = await this.readsAt(org, at);
     const controls = await reads.collection(CONTROLS).find({ org }, { sort: { identifier: 1 } });
-    const policies = await reads.collection(POLICIES).find({ org }, { sort: { name: 1 } });
+    const policies = await policiesOf(docReads(reads), org);
     const referencing = (identifier: unknown) =>
-      policies
-        .filter((p) => ((p.controls as string[]) ?? []).includes(identifier as string))
-        .map((p) => p.name as string);
+      policies.filter((p) => (p.controls ?? []).includes(identifier as string)).map((p) => p.name);
     return controls.map((c) => controlView(c, referencing(c.identifier)));
   }
 
@@ -124,12 +122,10 @@ export class ControlsController {
 
   /** The control with the policies whose attestation rules name it (`for_control`), by name. */
   private async view(doc: Doc, reads: ReadStore = this.reads) {
-    const policies = await reads
-      .collection(POLICIES)
-      .find({ org: doc.org, controls: doc.identifier }, { sort: { name: 1 } });
+    const policies = await policiesOf(docReads(reads), doc.org as string, doc.identifier as string);
     return controlView(
       doc,
-      policies.map((p) => p.name as string),
+      policies.map((p) => p.name),
     );
   }
 

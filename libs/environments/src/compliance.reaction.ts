@@ -1,9 +1,14 @@
 import type { StoredEvent } from '#des/event-store';
 import { type ProjectionReads, type Reaction, reactionMetadata } from '#des/projections';
-import { ARTIFACTS, TRAILS, trailId, type TrailView } from '#des/trails';
+import { artifactReports, trailNamed } from '#des/trails';
 import { ChangeEnvironment } from './environment.commands';
 import type { ReassessCause } from './environment.decider';
-import { ENVIRONMENTS, environmentId, SNAPSHOTS, snapshotId } from './environments.projection';
+import {
+  environmentNamed,
+  environmentsRunning,
+  environmentsWithPolicy,
+  snapshotNamed,
+} from './environments.queries';
 import type { RunningArtifact } from './k8s-report';
 import { assessRunning } from './running-assessment';
 
@@ -26,30 +31,25 @@ async function affected(
   const none = { environments: [], cause: { event_type: event.type, subject: '' } };
   if (!TRIGGERS[aggregate]?.has(event.type)) return none;
   const cause = { event_type: event.type, subject: `${aggregate} ${id}` };
-  const running = async (fingerprints: string[]) =>
-    fingerprints.length === 0
-      ? []
-      : (await reads.find(ENVIRONMENTS, { org, running_fingerprints: { $in: fingerprints } })).map(
-          (e) => e.name as string,
-        );
+  const running = (fingerprints: string[]) => environmentsRunning(reads, org, fingerprints);
   switch (aggregate) {
     case 'environment':
       // A new snapshot is judged by its report; assessing it again here catches what changed meanwhile.
       return { environments: [id], cause };
     case 'policy':
       return {
-        environments: (await reads.find(ENVIRONMENTS, { org, policies: id })).map((e) => e.name as string),
+        environments: await environmentsWithPolicy(reads, org, id),
         cause,
       };
     case 'trail': {
       const [flow, trail] = [id.slice(0, id.indexOf('/')), id.slice(id.indexOf('/') + 1)];
-      const view = (await reads.get(TRAILS, trailId(org, flow, trail))) as unknown as TrailView | null;
+      const view = await trailNamed(reads, org, flow, trail);
       return { environments: await running((view?.artifacts ?? []).map((a) => a.fingerprint)), cause };
     }
     case 'flow': {
-      const artifacts = await reads.find(ARTIFACTS, { org, flow: id });
+      const reports = await artifactReports(reads, org, { flow: id });
       return {
-        environments: await running([...new Set(artifacts.map((a) => a.fingerprint as string))]),
+        environments: await running([...new Set(reports.map((a) => a.fingerprint))]),
         cause,
       };
     }
@@ -74,10 +74,10 @@ export const complianceReaction: Reaction = {
     const { environments, cause } = await affected(event, org, reads);
     const metadata = reactionMetadata(event, 'compliance');
     for (const name of [...new Set(environments)].sort()) {
-      const environment = await reads.get(ENVIRONMENTS, environmentId(org, name));
+      const environment = await environmentNamed(reads, org, name);
       const index = (environment?.latest_snapshot as number | undefined) ?? 0;
       if (!environment || index === 0) continue;
-      const snapshot = await reads.get(SNAPSHOTS, snapshotId(org, name, index));
+      const snapshot = await snapshotNamed(reads, org, name, index);
       if (!snapshot) continue;
       const artifacts = await assessRunning(
         reads,

@@ -2,12 +2,12 @@ import { Body, Controller, Delete, HttpCode, Inject, Param, Post, Req } from '@n
 import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiError, READ_STORE, Requires } from '#des/platform';
-import type { ReadStore } from '#des/read-store';
+import { docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
-import { POLICIES, policyId } from '#des/policies';
+import { policiesNamed } from '#des/policies';
 import { ChangeEnvironment } from './environment.commands';
 import { EnvironmentView, PolicyNamesDto } from './environments.dto';
-import { ENVIRONMENTS, environmentId } from './environments.projection';
+import { environmentNamed } from './environments.queries';
 import { environmentView } from './environment-view';
 
 /** Attaching environment policies: which policies decide an environment's compliance. */
@@ -53,9 +53,7 @@ export class EnvironmentPoliciesController {
     names: string[],
     req: AuthenticatedRequest,
   ) {
-    const found = await this.reads
-      .collection(POLICIES)
-      .find({ _id: { $in: names.map((n) => policyId(org, n)) } });
+    const found = await policiesNamed(docReads(this.reads), org, names);
     const errors: Record<string, string> = {};
     names.forEach((name, i) => {
       if (!found.some((p) => p.name === name)) errors[`policy_names[${i}]`] = `no policy '${name}'`;
@@ -64,7 +62,7 @@ export class EnvironmentPoliciesController {
     await this.commands.execute(
       new ChangeEnvironment(org, { kind, name: env, policies: names }, requestMetadata(req)),
     );
-    const doc = await this.reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, env) });
+    const doc = await environmentNamed(docReads(this.reads), org, env);
     if (!doc) throw new ApiError(404, 'Environment not found');
     return environmentView(doc);
   }

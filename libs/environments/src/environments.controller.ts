@@ -1,11 +1,20 @@
 import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiParam,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
 import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiError, AtQuery, jsonString, paged, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
-import type { Doc, ReadStore } from '#des/read-store';
+import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
@@ -141,7 +150,7 @@ export class EnvironmentsController {
           name: env,
           reportType: 'K8S',
           artifacts: await assessRunning(
-            { find: (collection, filter) => this.reads.collection(collection).find(filter) },
+            docReads(this.reads),
             org,
             ((await this.reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, env) }))
               ?.policies as string[] | undefined) ?? [],

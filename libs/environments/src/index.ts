@@ -2,7 +2,15 @@
 export { ChangeEnvironment } from './environment.commands';
 export { environmentStream, type EnvironmentEvent, type SnapshotEntry } from './environment.decider';
 export { environmentsFeature } from './environments.module';
-export { ENVIRONMENTS, SNAPSHOTS, environmentId, snapshotId } from './environments.projection';
+export {
+  environmentNamed,
+  environmentsNamed,
+  environmentsRunning,
+  environmentsWithPolicy,
+  snapshotNamed,
+  snapshotsBetween,
+  snapshotsNumbered,
+} from './environments.queries';
 export { K8S_REPORT_ROUTE, refuseUnrecordableReport, scanK8sReport } from './k8s-report-body';
 export {
   SNAPSHOT_INTERVAL,

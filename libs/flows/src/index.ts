@@ -3,4 +3,4 @@ export { type FlowTemplate } from './flow-template';
 export { ChangeFlow } from './flow.commands';
 export { flowDecider, flowStream, type FlowEvent, type FlowState } from './flow.decider';
 export { flowsFeature } from './flows.module';
-export { FLOWS, flowId } from './flows.projection';
+export { flowNamed, flowsNamed, flowsOf, type FlowDoc } from './flows.queries';

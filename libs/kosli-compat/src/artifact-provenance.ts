@@ -1,7 +1,12 @@
-import { FLOWS, flowId, type FlowTemplate } from '#des/flows';
-import type { Doc, ReadStore } from '#des/read-store';
-import { ARTIFACTS, type Compliance, TRAILS, trailCompliance, trailId, type TrailView } from '#des/trails';
-import { withoutInternals } from '#des/projections';
+import type { FlowTemplate } from '#des/flows';
+import { docReads, type ReadStore } from '#des/read-store';
+import {
+  type ArtifactReport,
+  type Compliance,
+  provenanceOf as origins,
+  provenanceOfReports,
+  type TrailView,
+} from '#des/trails';
 
 /** Where an artifact (by fingerprint) was reported: its flow, trail, commit and that trail's compliance. */
 export interface Provenance {
@@ -16,6 +21,17 @@ export interface Provenance {
   compliant: boolean;
 }
 
+const asKosli = (o: Awaited<ReturnType<typeof origins>>[number]): Provenance => ({
+  flow: o.report.flow,
+  trail: o.report.trail,
+  git_commit: o.report.git_commit ?? null,
+  commit_url: o.report.commit_url ?? null,
+  view: o.trail,
+  template: o.flow?.template ?? null,
+  compliance: o.compliance,
+  compliant: o.compliant,
+});
+
 /** The artifact's reports in an organization (optionally one flow), each with its trail as it is now. */
 export async function provenanceOf(
   reads: ReadStore,
@@ -23,31 +39,15 @@ export async function provenanceOf(
   fingerprint: string,
   flow?: string,
 ): Promise<Provenance[]> {
-  const artifacts = await reads
-    .collection(ARTIFACTS)
-    .find(flow ? { org, flow, fingerprint } : { org, fingerprint }, { sort: { flow: 1 } });
-  return Promise.all(artifacts.map((a) => provenanceOfReport(reads, org, a)));
+  return (await origins(docReads(reads), org, { fingerprints: [fingerprint], flow })).map(asKosli);
 }
 
-/** One report of an artifact (its document in the artifacts read model), with its trail as it is now. */
-export async function provenanceOfReport(reads: ReadStore, org: string, artifact: Doc): Promise<Provenance> {
-  const flow = artifact.flow as string;
-  const trail = artifact.trail as string;
-  const [flowDoc, trailDoc] = await Promise.all([
-    reads.collection(FLOWS).findOne({ _id: flowId(org, flow) }),
-    reads.collection(TRAILS).findOne({ _id: trailId(org, flow, trail) }),
-  ]);
-  const template = (flowDoc?.template as FlowTemplate | null | undefined) ?? null;
-  const view = trailDoc ? (withoutInternals(trailDoc) as unknown as TrailView) : null;
-  const compliance = view ? trailCompliance(view, template) : null;
-  return {
-    flow,
-    trail,
-    git_commit: (artifact.git_commit as string | null) ?? null,
-    commit_url: (artifact.commit_url as string | null) ?? null,
-    view,
-    template,
-    compliance,
-    compliant: compliance?.status === 'COMPLIANT',
-  };
+/** One report of an artifact, with its trail as it is now. */
+export async function provenanceOfReport(
+  reads: ReadStore,
+  org: string,
+  report: ArtifactReport,
+): Promise<Provenance> {
+  const [origin] = await provenanceOfReports(docReads(reads), org, [report]);
+  return asKosli(origin);
 }

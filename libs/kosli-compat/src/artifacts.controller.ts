@@ -1,9 +1,22 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiParam, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiParam,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { ApiError, PageQuery, READ_STORE, Requires } from '#des/platform';
-import type { Doc, ReadStore } from '#des/read-store';
-import { ARTIFACTS, type RunningData } from '#des/trails';
+import { docReads, type ReadStore } from '#des/read-store';
+import {
+  type ArtifactReport,
+  artifactReports,
+  artifactReportsByPrefix,
+  latestArtifactReports,
+  type RunningData,
+} from '#des/trails';
 import { provenanceOfReport } from './artifact-provenance';
 
 const SHA_PREFIX = /^[0-9a-fA-F]{4,64}$/;
@@ -12,8 +25,6 @@ class ArtifactsQuery extends PageQuery {
   @ApiPropertyOptional() @IsOptional() @IsString() flow_name?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() repo_name?: string;
 }
-
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Artifacts as the Kosli CLI lists, gets and searches them: `GET
@@ -32,16 +43,12 @@ export class ArtifactsController {
   @ApiOkResponse({ description: 'A page of artifacts, newest first' })
   async list(@Param('org') org: string, @Query() query: ArtifactsQuery) {
     const perPage = query.per_page ?? 20;
-    const filter = {
+    const docs = await latestArtifactReports(
+      this.reads,
       org,
-      ...(query.flow_name ? { flow: query.flow_name } : {}),
-      ...(query.repo_name ? { 'repo_info.name': query.repo_name } : {}),
-    };
-    const docs = await this.reads.collection(ARTIFACTS).find(filter, {
-      sort: { reported_at: -1, _id: 1 },
-      skip: ((query.page ?? 1) - 1) * perPage,
-      limit: perPage,
-    });
+      { flow: query.flow_name, repo: query.repo_name },
+      { skip: ((query.page ?? 1) - 1) * perPage, limit: perPage },
+    );
     return Promise.all(docs.map((d) => this.kosliArtifact(org, d)));
   }
 
@@ -55,9 +62,11 @@ export class ArtifactsController {
     @Param('id') id: string,
   ) {
     if (kind !== 'fingerprint' && kind !== 'commit') throw new ApiError(404, 'Artifact not found');
-    const docs = await this.reads
-      .collection(ARTIFACTS)
-      .find(kind === 'fingerprint' ? { org, flow, fingerprint: id } : { org, flow, git_commit: id });
+    const docs = await artifactReports(
+      docReads(this.reads),
+      org,
+      kind === 'fingerprint' ? { flow, fingerprints: [id] } : { flow, commit: id },
+    );
     if (!docs.length) throw new ApiError(404, 'Artifact not found');
     return Promise.all(docs.map((d) => this.kosliArtifact(org, d)));
   }
@@ -69,11 +78,7 @@ export class ArtifactsController {
   async search(@Param('org') org: string, @Param('prefix') prefix: string) {
     if (!SHA_PREFIX.test(prefix))
       throw new ApiError(400, 'Input payload validation failed', { sha: 'a sha is 4 to 64 hex digits' });
-    const starts = { $regex: `^${escapeRegex(prefix.toLowerCase())}` };
-    const [byFingerprint, byCommit] = await Promise.all([
-      this.reads.collection(ARTIFACTS).find({ org, fingerprint: starts }),
-      this.reads.collection(ARTIFACTS).find({ org, git_commit: starts }),
-    ]);
+    const { byFingerprint, byCommit } = await artifactReportsByPrefix(this.reads, org, prefix.toLowerCase());
     const fingerprints = [...new Set(byFingerprint.map((d) => d.fingerprint as string))];
     const commits = [...new Set(byCommit.map((d) => d.git_commit as string))];
     const type =
@@ -110,7 +115,7 @@ export class ArtifactsController {
   }
 
   /** An artifact in the shape the CLI prints: its flow and trail, its trail's compliance, where it runs and ran. */
-  private async kosliArtifact(org: string, doc: Doc) {
+  private async kosliArtifact(org: string, doc: ArtifactReport) {
     const origin = await provenanceOfReport(this.reads, org, doc);
     const inTrail = origin.view?.artifacts.find((a) => a.fingerprint === doc.fingerprint);
     const where = (list: RunningData[] | undefined) =>

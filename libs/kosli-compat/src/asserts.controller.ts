@@ -1,9 +1,9 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { ENVIRONMENTS, environmentId, SNAPSHOTS, snapshotId } from '#des/environments';
+import { environmentNamed, snapshotNamed } from '#des/environments';
 import { ApiError, READ_STORE, Requires } from '#des/platform';
-import type { ReadStore } from '#des/read-store';
+import { docReads, type ReadStore } from '#des/read-store';
 import { type Provenance, provenanceOf } from './artifact-provenance';
 
 class AssertQuery {
@@ -83,11 +83,11 @@ export class AssertsController {
 
   /** Whether the artifact runs in the environment's latest snapshot and that snapshot is compliant. */
   private async runsCompliant(org: string, env: string, fingerprint: string): Promise<boolean> {
-    const environment = await this.reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, env) });
+    const environment = await environmentNamed(docReads(this.reads), org, env);
     if (!environment) throw new ApiError(404, 'Environment not found');
     const latest = environment.latest_snapshot as number | undefined;
     if (!latest) return false;
-    const snapshot = await this.reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, latest) });
+    const snapshot = await snapshotNamed(docReads(this.reads), org, env, latest);
     const running = (snapshot?.artifacts as { fingerprint: string }[] | undefined) ?? [];
     return snapshot?.compliant === true && running.some((a) => a.fingerprint === fingerprint);
   }

@@ -3,20 +3,20 @@ import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swa
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import {
-  ENVIRONMENTS,
-  environmentId,
+  environmentNamed,
   environmentStream,
   parseSnapshotRef,
   snapshotIndex,
   snapshotInterval,
   SNAPSHOT_INTERVAL,
   SNAPSHOT_INTERVAL_MESSAGE,
-  SNAPSHOTS,
-  snapshotId,
+  snapshotNamed,
+  snapshotsBetween,
+  snapshotsNumbered,
 } from '#des/environments';
 import { ApiError, PageQuery, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
 import { withoutInternals } from '#des/projections';
-import type { Doc, ReadStore } from '#des/read-store';
+import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { provenanceOf } from './artifact-provenance';
 import { fromKosliRef, splitSnappish } from './kosli-snapshot-ref';
 
@@ -73,15 +73,19 @@ export class SnapshotsController {
     const oldestFirst = query.reverse === 'true';
     const perPage = query.per_page ?? 15;
     const skip = ((query.page ?? 1) - 1) * perPage;
-    const docs = await this.reads
-      .collection(SNAPSHOTS)
-      .find(
-        { org, environment: env, index: { $gte: from, $lte: to } },
-        { sort: { index: oldestFirst ? 1 : -1 }, skip, limit: perPage },
-      );
-    const next = await this.reads.collection(SNAPSHOTS).find({
-      _id: { $in: docs.map((d) => snapshotId(org, env, (d.index as number) + 1)) },
-    });
+    const docs = await snapshotsBetween(
+      this.reads,
+      org,
+      env,
+      { from, to, oldestFirst },
+      { skip, limit: perPage },
+    );
+    const next = await snapshotsNumbered(
+      docReads(this.reads),
+      org,
+      env,
+      docs.map((d) => (d.index as number) + 1),
+    );
     const followedAt = new Map(next.map((d) => [(d.index as number) - 1, d.timestamp as number]));
     return docs.map((d) => {
       const from = d.timestamp as number;
@@ -145,7 +149,7 @@ export class SnapshotsController {
   }
 
   private async environment(reads: ReadStore, org: string, env: string): Promise<Doc> {
-    const doc = await reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, env) });
+    const doc = await environmentNamed(docReads(reads), org, env);
     if (!doc) throw new ApiError(404, 'Environment not found');
     return doc;
   }
@@ -161,9 +165,7 @@ export class SnapshotsController {
     const latest = (environment.latest_snapshot as number | undefined) ?? 0;
     const index = snapshotIndex(ref, latest);
     const snapshot =
-      index > 0 && index <= latest
-        ? await reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, index) })
-        : null;
+      index > 0 && index <= latest ? await snapshotNamed(docReads(reads), org, env, index) : null;
     if (!snapshot) throw new ApiError(404, 'Snapshot not found');
     return { environment, snapshot, reads };
   }
@@ -172,11 +174,7 @@ export class SnapshotsController {
   private async kosliSnapshot(reads: ReadStore, org: string, environment: Doc, snapshot: Doc) {
     const index = snapshot.index as number;
     const previous =
-      index > 1
-        ? await reads
-            .collection(SNAPSHOTS)
-            .findOne({ _id: snapshotId(org, environment.name as string, index - 1) })
-        : null;
+      index > 1 ? await snapshotNamed(docReads(reads), org, environment.name as string, index - 1) : null;
     const before = new Map(
       ((previous?.artifacts as SnapshotArtifact[] | undefined) ?? []).map((a) => [
         a.fingerprint,

@@ -1,4 +1,5 @@
 /** What `#des/read-store` publishes to the other libraries, the apps and the tests; the rest is its own. */
+export { docReads, type DocReads } from './doc-reads';
 export { updatedDocument } from './document-update';
 export { MemoryReadStore } from './memory-read-store';
 export { MongoReadStore, isMongoUnavailable, translateMongoError } from './mongo-read-store';

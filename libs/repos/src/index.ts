@@ -1,4 +1,4 @@
 /** What `#des/repos` publishes to the other libraries, the apps and the tests; the rest is its own. */
 export { ChangeRepo } from './repo.commands';
 export { reposFeature } from './repos.module';
-export { REPOS, repoId } from './repos.projection';
+export { repoNamed } from './repos.queries';

@@ -4,12 +4,12 @@ import { Command, CommandBus } from '@nestjs/cqrs';
 import type { EventMetadata } from '#des/event-store';
 import { TAG_KEY, TagChange } from '#des/kernel';
 import { ApiError, JsonStringBody, jsonString, READ_STORE, Requires, VALIDATION_FAILED } from '#des/platform';
-import type { ReadStore } from '#des/read-store';
+import { docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/accounts';
 import { ChangeFlow } from '#des/flows';
 import { ChangeEnvironment } from '#des/environments';
 import { ChangeControl } from '#des/controls';
-import { ChangeRepo, REPOS, repoId } from '#des/repos';
+import { ChangeRepo, repoNamed } from '#des/repos';
 import { ACCEPTED_RESOURCE_TYPES, resourceOf, TaggableResource } from './resource-types';
 import { TagPatchDto } from './tags.dto';
 
@@ -80,10 +80,7 @@ export class TagsController {
     if (Object.keys(errors).length || !resource) throw new ApiError(400, VALIDATION_FAILED, errors);
     if (resource === 'control') await requireFeature(this.reads, org, 'controls');
     // A repository is registered by the trails that name it: its own stream only holds tags.
-    if (
-      resource === 'repo' &&
-      !(await this.reads.collection(REPOS).findOne({ _id: repoId(org, resourceId) }))
-    )
+    if (resource === 'repo' && !(await repoNamed(docReads(this.reads), org, resourceId)))
       throw new ApiError(404, RESOURCE_NOT_FOUND);
     const change = { set_tags: body.set_tags ?? {}, remove_tags: body.remove_tags ?? [] };
     await this.commands.execute(tagCommands[resource](org, resourceId, change, requestMetadata(req)));

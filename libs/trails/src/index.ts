@@ -1,6 +1,8 @@
 /** What `#des/trails` publishes to the other libraries, the apps and the tests; the rest is its own. */
 export { commitOf, type Commit } from './commit';
 export { PDF_RENDERER } from './pdf-renderer.provider';
+export { ChangeTrail } from './trail.commands';
+export { type RunningMove } from './trail.decider';
 export { TrailTimeMachine, TrailTimeMachineModule } from './trail-time-machine';
 export {
   trailStream,
@@ -17,4 +19,15 @@ export {
   type TrailView,
 } from './trail.view';
 export { trailsFeature } from './trails.module';
-export { ARTIFACTS, TRAILS, trailId } from './trails.projection';
+export {
+  artifactReports,
+  artifactReportsByPrefix,
+  latestArtifactReports,
+  provenanceOf,
+  provenanceOfReports,
+  trailNamed,
+  trailsNamed,
+  type ArtifactReport,
+  type ReportFilter,
+  type ReportProvenance,
+} from './trails.queries';

@@ -31,13 +31,13 @@ import {
   stableId,
 } from '#des/platform';
 import { type EventStore, secondsToMicros } from '#des/event-store';
-import type { Doc, ReadStore } from '#des/read-store';
+import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import type { FlowTemplate } from '#des/flows';
-import { FLOWS, flowId, flowStream } from '#des/flows';
+import { flowNamed, flowsNamed, flowsOf, flowStream } from '#des/flows';
 import { definedOnly, parseAttestation } from './attestation-types';
-import { ATTESTATION_TYPES_COLLECTION, attestationTypeId, CustomEvaluator } from '#des/attestation-types';
+import { attestationTypeNamed, CustomEvaluator } from '#des/attestation-types';
 import { ChangeTrail } from './trail.commands';
 import { ATTESTATION_TYPES, AttachmentRef, AttestationType } from './trail.events';
 import { ArtifactView, trailAsShown, trailCompliance, TrailView } from './trail.view';
@@ -117,7 +117,9 @@ export class TrailsController {
         ? { streams: [flowStream(org, query.flow)], prefixes: [`trail-${org}/${query.flow}/`] }
         : { prefixes: [`flow-${org}/`, `trail-${org}/`] },
     );
-    const flows = await reads.collection(FLOWS).find(query.flow ? { org, name: query.flow } : { org });
+    const flows = query.flow
+      ? await flowsNamed(docReads(reads), org, [query.flow])
+      : await flowsOf(docReads(reads), org);
     const [tagKey, tagValue] = query.flow_tag ? splitOnce(query.flow_tag, '=') : [];
     const chosen = new Map(
       flows
@@ -363,9 +365,7 @@ export class TrailsController {
   /** A custom attestation: its type must exist and be live; compliant when the data passes its schema and jq rules. */
   private async custom(org: string, evidence: Record<string, unknown>) {
     const typeName = evidence.type_name as string;
-    const type = await this.reads
-      .collection(ATTESTATION_TYPES_COLLECTION)
-      .findOne({ _id: attestationTypeId(org, typeName) });
+    const type = await attestationTypeNamed(docReads(this.reads), org, typeName);
     if (!type) throw new ApiError(404, 'Custom attestation type not found');
     if (type.archived) {
       throw new ApiError(400, `Custom attestation type '${typeName}' is archived`, {
@@ -390,7 +390,7 @@ export class TrailsController {
     reads: ReadStore = this.reads,
     notFound = 'Flow not found',
   ): Promise<Doc> {
-    const doc = await reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
+    const doc = await flowNamed(docReads(reads), org, flow);
     if (!doc) throw new ApiError(404, notFound);
     return doc;
   }

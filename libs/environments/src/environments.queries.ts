@@ -1,0 +1,66 @@
+import type { Doc, DocReads, ReadStore } from '#des/read-store';
+import { ENVIRONMENTS, environmentId, SNAPSHOTS, snapshotId } from './environments.projection';
+
+/** The environment named `name` as the read models hold it, or null. */
+export function environmentNamed(reads: DocReads, org: string, name: string): Promise<Doc | null> {
+  return reads.get(ENVIRONMENTS, environmentId(org, name));
+}
+
+/** The environments among `names` that exist, by name. */
+export async function environmentsNamed(reads: DocReads, org: string, names: string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const docs = await reads.find(ENVIRONMENTS, { _id: { $in: names.map((n) => environmentId(org, n)) } });
+  return docs.map((e) => e.name as string);
+}
+
+/** The environments (by name) running any of `fingerprints` now. */
+export async function environmentsRunning(
+  reads: DocReads,
+  org: string,
+  fingerprints: string[],
+): Promise<string[]> {
+  if (fingerprints.length === 0) return [];
+  const docs = await reads.find(ENVIRONMENTS, { org, running_fingerprints: { $in: fingerprints } });
+  return docs.map((e) => e.name as string);
+}
+
+/** The environments (by name) the policy `policy` is attached to. */
+export async function environmentsWithPolicy(
+  reads: DocReads,
+  org: string,
+  policy: string,
+): Promise<string[]> {
+  return (await reads.find(ENVIRONMENTS, { org, policies: policy })).map((e) => e.name as string);
+}
+
+/** Snapshot `index` of the environment, or null. */
+export function snapshotNamed(reads: DocReads, org: string, env: string, index: number): Promise<Doc | null> {
+  return reads.get(SNAPSHOTS, snapshotId(org, env, index));
+}
+
+/** The snapshots `from`..`to` of the environment, a page of them, newest first unless `oldestFirst`. */
+export function snapshotsBetween(
+  store: ReadStore,
+  org: string,
+  env: string,
+  range: { from: number; to: number; oldestFirst: boolean },
+  page: { skip: number; limit: number },
+): Promise<Doc[]> {
+  return store
+    .collection(SNAPSHOTS)
+    .find(
+      { org, environment: env, index: { $gte: range.from, $lte: range.to } },
+      { sort: { index: range.oldestFirst ? 1 : -1 }, ...page },
+    );
+}
+
+/** The snapshots of the environment with these indexes (those that exist). */
+export function snapshotsNumbered(
+  reads: DocReads,
+  org: string,
+  env: string,
+  indexes: number[],
+): Promise<Doc[]> {
+  if (indexes.length === 0) return Promise.resolve([]);
+  return reads.find(SNAPSHOTS, { _id: { $in: indexes.map((i) => snapshotId(org, env, i)) } });
+}

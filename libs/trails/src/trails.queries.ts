@@ -1,0 +1,143 @@
+import { type FlowDoc, flowsNamed } from '#des/flows';
+import { withoutInternals } from '#des/projections';
+import type { Doc, DocReads, ReadStore } from '#des/read-store';
+import type { ArtifactData } from './trail.events';
+import { type Compliance, trailCompliance, type TrailView } from './trail.view';
+import { ARTIFACTS, TRAILS, trailId } from './trails.projection';
+
+/** One report of an artifact: where (flow, trail) and what was reported. */
+export type ArtifactReport = Doc &
+  ArtifactData & {
+    org: string;
+    flow: string;
+    trail: string;
+    reported_at: number;
+  };
+
+/** Which reports: of some fingerprints, in one flow, of one commit (all given ones hold). */
+export interface ReportFilter {
+  fingerprints?: string[];
+  flow?: string;
+  commit?: string;
+}
+
+const reportFilter = (org: string, f: ReportFilter) => ({
+  org,
+  ...(f.flow !== undefined ? { flow: f.flow } : {}),
+  ...(f.fingerprints !== undefined ? { fingerprint: { $in: f.fingerprints } } : {}),
+  ...(f.commit !== undefined ? { git_commit: f.commit } : {}),
+});
+
+/** The reports of artifacts that match `filter`, by flow. */
+export async function artifactReports(
+  reads: DocReads,
+  org: string,
+  filter: ReportFilter,
+): Promise<ArtifactReport[]> {
+  if (filter.fingerprints?.length === 0) return [];
+  const docs = (await reads.find(ARTIFACTS, reportFilter(org, filter))) as ArtifactReport[];
+  return docs.sort((a, b) => (a.flow < b.flow ? -1 : a.flow > b.flow ? 1 : 0));
+}
+
+/** A page of the organization's reports, newest first (optionally of one flow or repository). */
+export function latestArtifactReports(
+  store: ReadStore,
+  org: string,
+  filter: { flow?: string; repo?: string },
+  page: { skip: number; limit: number },
+): Promise<ArtifactReport[]> {
+  return store.collection<ArtifactReport>(ARTIFACTS).find(
+    {
+      org,
+      ...(filter.flow ? { flow: filter.flow } : {}),
+      ...(filter.repo ? { 'repo_info.name': filter.repo } : {}),
+    },
+    { sort: { reported_at: -1, _id: 1 }, ...page },
+  );
+}
+
+/** The reports whose fingerprint, and those whose commit, start with `prefix` (lower-case hex). */
+export async function artifactReportsByPrefix(
+  store: ReadStore,
+  org: string,
+  prefix: string,
+): Promise<{ byFingerprint: ArtifactReport[]; byCommit: ArtifactReport[] }> {
+  const starts = { $regex: `^${prefix.replace(/[^0-9a-f]/g, '')}` };
+  const reports = store.collection<ArtifactReport>(ARTIFACTS);
+  const [byFingerprint, byCommit] = await Promise.all([
+    reports.find({ org, fingerprint: starts }),
+    reports.find({ org, git_commit: starts }),
+  ]);
+  return { byFingerprint, byCommit };
+}
+
+/** The trail as the read models hold it (without their bookkeeping), or null. */
+export async function trailNamed(
+  reads: DocReads,
+  org: string,
+  flow: string,
+  trail: string,
+): Promise<TrailView | null> {
+  const doc = await reads.get(TRAILS, trailId(org, flow, trail));
+  return doc ? (withoutInternals(doc) as unknown as TrailView) : null;
+}
+
+/** The trails among `names` (flow and trail) that exist. */
+export async function trailsNamed(
+  reads: DocReads,
+  org: string,
+  names: { flow: string; trail: string }[],
+): Promise<TrailView[]> {
+  if (names.length === 0) return [];
+  const ids = [...new Set(names.map((n) => trailId(org, n.flow, n.trail)))];
+  return (await reads.find(TRAILS, { _id: { $in: ids } })).map(
+    (d) => withoutInternals(d) as unknown as TrailView,
+  );
+}
+
+/** A report of an artifact with its trail and flow as they are in `reads`, and that trail's compliance. */
+export interface ReportProvenance {
+  report: ArtifactReport;
+  /** null: the trail is not in the read models (never, unless they lag). */
+  trail: TrailView | null;
+  flow: FlowDoc | null;
+  compliance: Compliance | null;
+  /** The trail is COMPLIANT by its flow's template. */
+  compliant: boolean;
+}
+
+/**
+ * Where artifacts come from: each report of them (by `filter`), with its
+ * trail, its flow and the trail's compliance by the flow's template. The
+ * one join of artifact → trail → template every feature asks for.
+ */
+export async function provenanceOf(
+  reads: DocReads,
+  org: string,
+  filter: ReportFilter,
+): Promise<ReportProvenance[]> {
+  return provenanceOfReports(reads, org, await artifactReports(reads, org, filter));
+}
+
+/** `provenanceOf` for reports already read. */
+export async function provenanceOfReports(
+  reads: DocReads,
+  org: string,
+  reports: ArtifactReport[],
+): Promise<ReportProvenance[]> {
+  if (reports.length === 0) return [];
+  const [trails, flows] = await Promise.all([
+    trailsNamed(reads, org, reports),
+    flowsNamed(
+      reads,
+      org,
+      reports.map((r) => r.flow),
+    ),
+  ]);
+  return reports.map((report) => {
+    const trail = trails.find((t) => t.flow === report.flow && t.name === report.trail) ?? null;
+    const flow = flows.find((f) => f.name === report.flow) ?? null;
+    const compliance = trail ? trailCompliance(trail, flow?.template ?? null) : null;
+    return { report, trail, flow, compliance, compliant: compliance?.status === 'COMPLIANT' };
+  });
+}
