@@ -5,12 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import type { EventStore } from '#des/event-store';
 import { EVENT_STORE, TenantSources, type Config } from '#des/platform';
 import { trailStream } from '#des/trails';
-import {
-  assertUnharmed,
-  Neighbourhood,
-  startNeighbourhood,
-  watchNeighbour,
-} from './support/noisy-neighbour';
+import { assertUnharmed, Neighbourhood, startNeighbourhood, watchNeighbour } from './support/noisy-neighbour';
+import { AttackClient } from './support/attack-client';
 import { APPS, eventually } from './support/processes';
 
 const MiB = 1024 * 1024;
@@ -54,7 +50,11 @@ for (const mode of ['embedded', 'server'] as const) {
         assert.equal(warm.status, 201);
       }
     });
-    after(() => n?.close());
+    const client = new AttackClient();
+    after(async () => {
+      await client.close();
+      await n?.close();
+    });
 
     it('A floods small writes past its bucket: 429 with Retry-After, nothing written for them; B’s writes are all accepted', async () => {
       try {
@@ -131,14 +131,17 @@ for (const mode of ['embedded', 'server'] as const) {
     });
 
     it('A writes ~1 MB attestations: 201 up to its event-log quota, then 507 and nothing written; B is unharmed', async () => {
+      // A's client on a thread of its own, its bodies made before B watches: from another machine,
+      // building and sending them would cost the service nothing.
+      const bodies = Array.from({ length: 44 }, (_, i) => Buffer.from(JSON.stringify(bigAttestation(i))));
+      const sendAsA = (i: number) => client.json(n.baseUrl, A(), n.t.key, bodies[i], 'POST');
       const watch = watchNeighbour(n, `/api/v2/trails/${n.orgB}/flow/t`);
       let accepted = 0;
-      let refusal: Response | undefined;
+      let refusal: { status: number; body: unknown } | undefined;
       for (let i = 0; i < 40 && !refusal; i++) {
-        const res = await post(n.asA, A(), bigAttestation(i));
+        const res = await sendAsA(i);
         if (res.status === 201) accepted++;
         else refusal = res;
-        await res.arrayBuffer().catch(() => undefined);
       }
       assert.ok(refusal, 'A was never refused');
       assert.equal(refusal.status, 507);
@@ -147,16 +150,12 @@ for (const mode of ['embedded', 'server'] as const) {
         accepted <= QUOTA / 900_000 && accepted >= QUOTA / 1_000_000 - 1,
         `${accepted} of ~1 MB fit in ${QUOTA / MiB} MiB`,
       );
-      const body = (await post(n.asA, A(), bigAttestation(99)).then((r) => r.json())) as {
-        message: string;
-        errors: Record<string, string>;
-      };
-      assert.deepEqual(body, {
+      assert.deepEqual((await sendAsA(40)).body, {
         message: `Storage quota exceeded: this organization's event log may hold ${QUOTA} bytes`,
         errors: { eventLogBytes: `quota of ${QUOTA} bytes reached` },
       });
       const countAtQuota = await eventCount(n.asA, n.t.org);
-      for (let i = 0; i < 3; i++) assert.equal((await post(n.asA, A(), bigAttestation(100 + i))).status, 507);
+      for (let i = 41; i < 44; i++) assert.equal((await sendAsA(i)).status, 507);
       // A small write that still fits is taken: the quota refuses what would pass it, not everything.
       assert.equal((await post(n.asA, A(), { attestation_name: 'small' })).status, 201);
       assert.equal(await eventCount(n.asA, n.t.org), countAtQuota + 1, 'nothing refused was written');
@@ -167,13 +166,19 @@ for (const mode of ['embedded', 'server'] as const) {
       for (let i = 0; i < 5; i++)
         assert.equal((await post(n.asB, B(), { attestation_name: `b-${i}` })).status, 201);
       assert.equal(await eventCount(n.asB, n.orgB), bBefore + 5);
-      // The commit is off the loop (ADR 0006); parsing, canonical JSON and the answer of a 1 MB
-      // write are not: 20-45 ms p99 on an idle machine, up to 72 ms with one core taken by another
-      // process. Reported, not held yet.
-      assertUnharmed('1 MB attestations up to the event-log quota', await watch.stop(), {
-        bounds: ['eventLoop'],
-        why: 'a 1 MB write still parses, serializes and answers on the event loop (20-45 ms p99 idle, up to 72 ms on a busy machine)',
-      });
+      // Embedded, the projector shares the loop: parsing, canonical JSON, projecting and answering a
+      // 1 MB write hold it 20-30 ms alone, 43-50 ms p99 after the flood above (its garbage collected
+      // meanwhile). Reported there, not held yet; held in server mode (27-34 ms).
+      assertUnharmed(
+        `1 MB attestations up to the event-log quota, ${mode}`,
+        await watch.stop(),
+        mode === 'embedded'
+          ? {
+              bounds: ['eventLoop'],
+              why: 'embedded, a 1 MB write is parsed, serialized, projected and answered on the loop it shares with the projector (43-50 ms p99 here)',
+            }
+          : undefined,
+      );
     });
 
     it('an operator raises A’s quota with the CLI and the running service takes it from the log', async () => {

@@ -13,7 +13,15 @@ import { sendJson, sendUpload, type StreamedUpload, type UploadAnswer } from './
  */
 type Call =
   | { id: number; kind: 'upload'; upload: StreamedUpload }
-  | { id: number; kind: 'json'; baseUrl: string; path: string; key: string; body: Uint8Array };
+  | {
+      id: number;
+      kind: 'json';
+      baseUrl: string;
+      path: string;
+      key: string;
+      body: Uint8Array;
+      method: string;
+    };
 
 export class AttackClient {
   private readonly worker = new Worker(join(__dirname, 'attack-client.js'));
@@ -31,8 +39,14 @@ export class AttackClient {
     return this.call({ id: this.next++, kind: 'upload', upload }) as Promise<UploadAnswer>;
   }
 
-  json(baseUrl: string, path: string, key: string, body: Buffer): Promise<{ status: number; body: unknown }> {
-    return this.call({ id: this.next++, kind: 'json', baseUrl, path, key, body }) as Promise<{
+  json(
+    baseUrl: string,
+    path: string,
+    key: string,
+    body: Buffer,
+    method = 'PUT',
+  ): Promise<{ status: number; body: unknown }> {
+    return this.call({ id: this.next++, kind: 'json', baseUrl, path, key, body, method }) as Promise<{
       status: number;
       body: unknown;
     }>;
@@ -61,7 +75,7 @@ if (!isMainThread && parentPort) {
     const answering =
       call.kind === 'upload'
         ? sendUpload(call.upload)
-        : sendJson(call.baseUrl, call.path, call.key, Buffer.from(call.body));
+        : sendJson(call.baseUrl, call.path, call.key, Buffer.from(call.body), call.method);
     void answering.then(
       (answer) => port.postMessage({ id: call.id, answer }),
       (error: Error) =>

@@ -155,13 +155,14 @@ export function sendJson(
   path: string,
   key: string,
   body: Buffer,
+  method = 'PUT',
 ): Promise<{ status: number; body: unknown }> {
   const url = new URL(path, baseUrl);
   return new Promise((resolve, reject) => {
     const req = httpRequest({
       host: url.hostname,
       port: url.port,
-      method: 'PUT',
+      method,
       path: url.pathname,
       headers: {
         Authorization: `Bearer ${key}`,
