@@ -16,4 +16,5 @@ export { KurrentDbEventStore } from './kurrentdb-event-store';
 export { verifyLedger } from './ledger';
 export { microsToSeconds, nowMicros, secondsToMicros } from './microseconds';
 export { SqliteEventStore } from './sqlite-event-store';
+export { StreamFolds, type Fold, type FoldUntil } from './stream-folds';
 export { SCHEMA_VERSION, UpcastingEventStore, type Upcaster } from './upcasting';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { SqliteEventStore } from '#des/event-store';
-import { flowStream } from '#des/flows';
+import { FlowTimeMachine, flowStream } from '#des/flows';
 import { TrailTimeMachine } from './trail-time-machine';
 import { trailStream } from './trail.events';
 
@@ -55,10 +55,10 @@ async function history() {
 describe('TrailTimeMachine', () => {
   it('answers every instant, in any order, exactly as a fold from scratch does', async () => {
     const store = await history();
-    const kept = new TrailTimeMachine(store);
+    const kept = new TrailTimeMachine(store, new FlowTimeMachine(store));
     const instants = [9, 3, 5, 5, 1, 2, 7, 4, 9, 6, 2, 8, 0];
     for (const at of instants) {
-      const fresh = await new TrailTimeMachine(store).at('o', 'f', 't', at);
+      const fresh = await new TrailTimeMachine(store, new FlowTimeMachine(store)).at('o', 'f', 't', at);
       assert.deepEqual(await kept.at('o', 'f', 't', at), fresh, `at ${at}`);
     }
     const at4 = await kept.at('o', 'f', 't', 4);
@@ -72,7 +72,7 @@ describe('TrailTimeMachine', () => {
 
   it('folds onto a kept answer the events recorded since', async () => {
     const store = await history();
-    const kept = new TrailTimeMachine(store);
+    const kept = new TrailTimeMachine(store, new FlowTimeMachine(store));
     const before = await kept.at('o', 'f', 't', 100);
     await store.append(
       trailStream('o', 'f', 't'),
@@ -96,7 +96,7 @@ describe('TrailTimeMachine', () => {
     const pinned = await store.head();
     await report('trail_updated', { description: 'same tick, later position' });
     assert.equal((await store.head()).recordedAt, pinned.recordedAt, 'both events share one recorded_at');
-    const kept = new TrailTimeMachine(store);
+    const kept = new TrailTimeMachine(store, new FlowTimeMachine(store));
     const atSeconds = tick / 1_000_000;
     assert.equal((await kept.at('o', 'f', 't', atSeconds)).view!.description, 'same tick, later position');
     // The kept fold above is past the pin: it must not be reused for the pinned answer.
