@@ -1,5 +1,9 @@
 import { Module } from '@nestjs/common';
 import type { ServiceFeature } from '#des/platform';
+import { AttestationsController } from './attestations.controller';
+import { TrailArtifactsController } from './trail-artifacts.controller';
+import { TrailAuditController } from './trail-audit.controller';
+import { TrailReads } from './trail-reads';
 import { TrailsController } from './trails.controller';
 import { TrailTimeMachineModule } from './trail-time-machine';
 import { CustomEvaluationModule } from '#des/attestation-types';
@@ -10,8 +14,13 @@ import { TrailTimelineQuery } from './trail-timeline.query';
 /** Trails, their artifacts and attestations, and the trail's audit PDF. */
 @Module({
   imports: [TrailTimeMachineModule, CustomEvaluationModule],
-  controllers: [TrailsController],
-  providers: [TrailTimelineQuery, PdfRendererHost, { provide: PDF_RENDERER, useExisting: PdfRendererHost }],
+  controllers: [TrailsController, TrailArtifactsController, AttestationsController, TrailAuditController],
+  providers: [
+    TrailReads,
+    TrailTimelineQuery,
+    PdfRendererHost,
+    { provide: PDF_RENDERER, useExisting: PdfRendererHost },
+  ],
 })
 export class TrailsModule {}
 

@@ -1,0 +1,120 @@
+import { Body, Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CommandBus } from '@nestjs/cqrs';
+import {
+  AcceptsDataJson,
+  ApiError,
+  AttachmentStore,
+  READ_STORE,
+  Requires,
+  stableId,
+  uploadedParts,
+} from '#des/platform';
+import { docReads, type ReadStore } from '#des/read-store';
+import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
+import { attestationTypeNamed, CustomEvaluator } from '#des/attestation-types';
+import { parseAttestation } from './attestation-types';
+import { ChangeTrail } from './trail.commands';
+import { TrailReads } from './trail-reads';
+import { ATTESTATION_TYPES, AttachmentRef, AttestationType } from './trail.events';
+
+/** Attestations made on trails and on the artifacts they built. */
+@ApiTags('evidence')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller()
+export class AttestationsController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly attachments: AttachmentStore,
+    private readonly customTypes: CustomEvaluator,
+    private readonly trailReads: TrailReads,
+  ) {}
+
+  @Post('attestations/:org/:flow/trail/:trail/:type')
+  @Requires('member')
+  @AcceptsDataJson()
+  @ApiBody({
+    description:
+      "attestation_name, optional artifact_fingerprint, description, origin_url, user_data, and the type's evidence",
+  })
+  async attest(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('trail') trail: string,
+    @Param('type') type: string,
+    @Body() body: unknown,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    if (!(ATTESTATION_TYPES as readonly string[]).includes(type)) {
+      throw new ApiError(400, 'Input payload validation failed', {
+        type: `unknown attestation type '${type}'; known: ${ATTESTATION_TYPES.join(', ')}`,
+      });
+    }
+    const parsed = parseAttestation(type as AttestationType, body);
+    if ('errors' in parsed) throw new ApiError(400, 'Input payload validation failed', parsed.errors);
+    await this.trailReads.flow(org, flow);
+    if (type === 'custom') Object.assign(parsed, await this.custom(org, parsed.evidence));
+    const attestation = {
+      // A retry of an idempotent request that died names the same attestation (recorded once).
+      id: stableId('attestation'),
+      name: parsed.name,
+      type: type as AttestationType,
+      compliant: parsed.compliant,
+      artifact_fingerprint: parsed.artifactFingerprint,
+      description: parsed.description,
+      origin_url: parsed.originUrl,
+      user_data: parsed.userData,
+      evidence: parsed.evidence,
+      ...parsed.context,
+      ...(await this.keepAttachments(req)),
+    };
+    await this.commands.execute(
+      new ChangeTrail(
+        org,
+        flow,
+        trail,
+        { kind: 'report_attestation', attestation, targets: parsed.targets },
+        requestMetadata(req),
+      ),
+    );
+    res.status(201);
+    const { artifact_fingerprint, ...rest } = attestation;
+    return { ...rest, ...(artifact_fingerprint ? { artifact_fingerprint } : {}), flow, trail };
+  }
+
+  /** Files sent beside data_json (the CLI's `attachment_file`), kept by content and named on the attestation. */
+  private async keepAttachments(req: AuthenticatedRequest): Promise<{ attachments?: AttachmentRef[] }> {
+    const parts = uploadedParts(req);
+    if (!parts.length) return {};
+    const attachments: AttachmentRef[] = [];
+    for (const part of parts)
+      attachments.push({ filename: part.filename, ...(await this.attachments.adopt(part)) });
+    return { attachments };
+  }
+
+  /** A custom attestation: its type must exist and be live; compliant when the data passes its schema and jq rules. */
+  private async custom(org: string, evidence: Record<string, unknown>) {
+    const typeName = evidence.type_name as string;
+    const type = await attestationTypeNamed(docReads(this.reads), org, typeName);
+    if (!type) throw new ApiError(404, 'Custom attestation type not found');
+    if (type.archived) {
+      throw new ApiError(400, `Custom attestation type '${typeName}' is archived`, {
+        type_name: `'${typeName}' is archived and takes no new attestations`,
+      });
+    }
+    const verdict = await this.customTypes.evaluate(
+      org,
+      type.schema as Record<string, unknown>,
+      type.jq_rules as string[],
+      evidence.attestation_data,
+    );
+    return {
+      compliant: verdict.compliant,
+      evidence: { ...evidence, schema_errors: verdict.schema_errors, rule_results: verdict.rule_results },
+    };
+  }
+}

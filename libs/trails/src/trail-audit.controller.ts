@@ -1,0 +1,71 @@
+import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { PdfRenderer } from '#des/reports';
+import { AtQuery, EVENT_STORE, Requires } from '#des/platform';
+import { type EventStore, secondsToMicros } from '#des/event-store';
+import { PDF_RENDERER } from './pdf-renderer.provider';
+import { trailAuditHtml } from './trail-audit-report';
+import { TrailReads } from './trail-reads';
+import { trailCompliance } from './trail.view';
+import { TrailTimelineQuery } from './trail-timeline.query';
+
+/** The audit PDF prints at most this many timeline entries (the latest); the rest are a page away in the API. */
+const PDF_TIMELINE_ENTRIES = 2_000;
+
+/** A trail's audit report, as PDF. */
+@ApiTags('evidence')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller()
+export class TrailAuditController {
+  constructor(
+    @Inject(PDF_RENDERER) private readonly pdf: PdfRenderer,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    private readonly timeline: TrailTimelineQuery,
+    private readonly trailReads: TrailReads,
+  ) {}
+
+  /** Endpoint 13: the trail audit report as PDF. */
+  @Get('trails/:org/:flow/:trail/audit_pdf')
+  @Requires('reader')
+  @ApiProduces('application/pdf')
+  async auditPdf(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('trail') trail: string,
+    @Query() { at }: AtQuery,
+    @Res() res: Response,
+  ) {
+    const now = Date.now() / 1000;
+    const { view, template } = await this.trailReads.trailView(
+      org,
+      flow,
+      trail,
+      at,
+      'Flow or trail not found',
+    );
+    const total = view.event_count;
+    const range = { from: Math.max(0, total - PDF_TIMELINE_ENTRIES), until: total };
+    const [entries, ledger] = await Promise.all([
+      this.timeline.entries(org, flow, trail, range, at),
+      this.events.ledgerHead(org, { untilRecordedAt: secondsToMicros(at ?? now) }),
+    ]);
+    const timeline = {
+      entries,
+      total,
+      rest: `/api/v2/trails/${org}/${flow}/${trail}/events${at === undefined ? '' : `?at=${at}`}`,
+    };
+    const pdf = await this.pdf.render(
+      trailAuditHtml(view, trailCompliance(view, template), at ?? now, now, ledger, timeline),
+    );
+    res
+      .status(200)
+      .type('application/pdf')
+      .setHeader(
+        'Content-Disposition',
+        `attachment; filename="${`${flow}-${trail}`.replace(/[^\w.-]/g, '_')}-audit.pdf"`,
+      );
+    res.send(pdf);
+  }
+}
