@@ -3,41 +3,11 @@ import { describe, it } from 'node:test';
 import { deciderSpec } from '#des/kernel/testing';
 import { parseAttestation } from './attestation-types';
 import { TrailCommand, trailDecider } from './trail.decider';
-import type { ArtifactData, AttestationData, TrailData, TrailEvent } from './trail.events';
+import type { AttestationData, TrailEvent } from './trail.events';
+import { artifactData, attestation, fp, trail } from './trails.testing';
 import { evolveTrailView, trailCompliance, TrailView } from './trail.view';
 import { timelineEntry } from './trail-timeline';
 
-const fp = 'a'.repeat(64);
-const trail: TrailData = {
-  flow: 'backend',
-  name: 'main-1',
-  description: '',
-  git_commit_info: { sha1: 'abc' },
-  repo_info: null,
-  origin_url: null,
-  user_data: {},
-};
-const attestation = (name: string, compliant: boolean, artifact: string | null = null): AttestationData => ({
-  id: name,
-  name,
-  type: 'generic',
-  compliant,
-  artifact_fingerprint: artifact,
-  description: '',
-  origin_url: null,
-  user_data: {},
-  evidence: {},
-});
-const artifactData: ArtifactData = {
-  fingerprint: fp,
-  filename: 'backend:1',
-  git_commit: 'abc',
-  git_commit_info: null,
-  build_url: null,
-  commit_url: null,
-  repo_info: null,
-  template_reference_name: 'backend',
-};
 const artifact: TrailEvent = { type: 'artifact_reported', data: artifactData };
 const { given } = deciderSpec(trailDecider);
 const view = (events: TrailEvent[]) =>

@@ -1,55 +1,14 @@
 import { describe, it } from 'node:test';
 import { projectionSpec } from '#des/projections/testing';
 import { trailsProjection } from './trails.projection';
+import { artifactData, attestation, fp, trail } from './trails.testing';
 
 const { given } = projectionSpec(trailsProjection);
-const fp = 'a'.repeat(64);
 const stream = 'trail-acme/backend/main-1';
 const history = [
-  {
-    stream,
-    type: 'trail_reported',
-    data: {
-      flow: 'backend',
-      name: 'main-1',
-      description: '',
-      git_commit_info: { sha1: 'abc' },
-      repo_info: null,
-      origin_url: null,
-      user_data: {},
-    },
-  },
-  {
-    stream,
-    type: 'artifact_reported',
-    data: {
-      fingerprint: fp,
-      filename: 'backend:1',
-      git_commit: 'abc',
-      git_commit_info: null,
-      build_url: null,
-      commit_url: null,
-      repo_info: null,
-      template_reference_name: 'backend',
-    },
-    at: 5,
-  },
-  {
-    stream,
-    type: 'attestation_reported',
-    data: {
-      id: 'tests',
-      name: 'tests',
-      type: 'junit',
-      compliant: true,
-      artifact_fingerprint: null,
-      description: '',
-      origin_url: null,
-      user_data: {},
-      evidence: {},
-    },
-    at: 7,
-  },
+  { stream, type: 'trail_reported', data: { ...trail } },
+  { stream, type: 'artifact_reported', data: { ...artifactData }, at: 5 },
+  { stream, type: 'attestation_reported', data: { ...attestation('tests', true), type: 'junit' }, at: 7 },
 ];
 
 describe('trails projection', () => {
