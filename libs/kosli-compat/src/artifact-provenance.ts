@@ -5,6 +5,7 @@ import {
   type Compliance,
   provenanceOf as origins,
   provenanceOfReports,
+  type ReportProvenance,
   type TrailView,
 } from '#des/trails';
 
@@ -21,7 +22,7 @@ export interface Provenance {
   compliant: boolean;
 }
 
-const asKosli = (o: Awaited<ReturnType<typeof origins>>[number]): Provenance => ({
+const asKosli = (o: ReportProvenance): Provenance => ({
   flow: o.report.flow,
   trail: o.report.trail,
   git_commit: o.report.git_commit ?? null,

@@ -3,15 +3,15 @@ import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { AcceptsDataJson, ApiError, AtQuery, READ_STORE, Requires } from '#des/platform';
-import type { ReadStore } from '#des/read-store';
+import { docReads, type ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { definedOnly } from './attestation-types';
 import { ChangeTrail } from './trail.commands';
 import { TrailReads } from './trail-reads';
-import type { ArtifactView } from './trail.view';
+import { trailNamed } from './trails.queries';
 import { ReportArtifactDto } from './trails.dto';
-import { ARTIFACTS, artifactId, TRAILS, trailId } from './trails.projection';
+import { ARTIFACTS, artifactId } from './trails.projection';
 
 /** The artifacts trails built: reported, and read now or at an instant. */
 @ApiTags('evidence')
@@ -81,10 +81,8 @@ export class TrailArtifactsController {
   private async artifact(org: string, flow: string, fingerprint: string, reads: ReadStore = this.reads) {
     const doc = await reads.collection(ARTIFACTS).findOne({ _id: artifactId(org, flow, fingerprint) });
     if (!doc) throw new ApiError(404, 'Artifact not found');
-    const trail = await reads.collection(TRAILS).findOne({ _id: trailId(org, flow, doc.trail as string) });
-    const inTrail = (trail?.artifacts as ArtifactView[] | undefined)?.find(
-      (a) => a.fingerprint === fingerprint,
-    );
+    const trail = await trailNamed(docReads(reads), org, flow, doc.trail as string);
+    const inTrail = trail?.artifacts.find((a) => a.fingerprint === fingerprint);
     return {
       ...withoutInternals(doc),
       attestations: inTrail?.attestations ?? {},

@@ -62,13 +62,17 @@ export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
         if (!state.exists) throw new DomainError('not_found', 'Trail not found');
         if (same(state.artifacts[command.artifact.fingerprint], command.artifact)) return [];
         return [{ type: 'artifact_reported', data: command.artifact }];
-      case 'record_running':
+      case 'record_running': {
         // A trail the snapshot's provenance named but that is not (yet) in this stream has nothing to record.
         if (!state.exists) return [];
+        // Each move once: not recorded before, nor twice in this command.
+        const seen = new Set<string>();
         return command.moves
-          .filter((m, i, all) => {
+          .filter((m) => {
             const key = runningKey(m.move, m.running);
-            return !state.running[key] && all.findIndex((o) => runningKey(o.move, o.running) === key) === i;
+            if (state.running[key] || seen.has(key)) return false;
+            seen.add(key);
+            return true;
           })
           .map((m) => ({
             type:
@@ -77,6 +81,7 @@ export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
                 : ('artifact_stopped_running' as const),
             data: m.running,
           }));
+      }
       case 'report_attestation': {
         if (!state.exists) throw new DomainError('not_found', 'Trail not found');
         const fingerprint = command.attestation.artifact_fingerprint;
