@@ -57,6 +57,9 @@ export async function startNeighbourhood(
   return { t, baseUrl, orgB, keyB, asB: as(keyB), asA: as(t.key), close: () => t.close() };
 }
 
+/** B's fewest probes in a watch. */
+const MIN_PROBES = 3;
+
 export interface LatencySummary {
   count: number;
   failures: number;
@@ -103,7 +106,8 @@ export function watchNeighbour(
     into.push(performance.now() - t0);
   };
   const probing = (async () => {
-    while (running) {
+    // A short attack is watched until B has been probed a few times (the last ones may see it end).
+    while (running || health.length < MIN_PROBES) {
       const tick = Date.now();
       await Promise.all([timed(health, () => n.asB('/health/live')), timed(get, () => n.asB(getPath))]);
       rss.peak = Math.max(rss.peak, process.memoryUsage().rss);
@@ -145,35 +149,20 @@ export function describeReport(attack: string, r: WatchReport): string {
   );
 }
 
-/** A bound an attack is not yet held to, and why: printed with its figures, never silently dropped. */
-export interface KnownGap {
-  bounds: ('health' | 'get' | 'eventLoop')[];
-  why: string;
-}
-
-/**
- * B was served throughout, within the bounds, while A attacked. `gap` names
- * the latency bounds this attack does not meet yet (issue 27's open work):
- * they are reported, and B must still never fail and RSS stay bounded.
- */
-export function assertUnharmed(attack: string, r: WatchReport, gap?: KnownGap): void {
+/** B was served throughout, within the bounds, while A attacked; the process's memory stayed bounded. */
+export function assertUnharmed(attack: string, r: WatchReport): void {
   console.log(describeReport(attack, r));
-  if (gap) console.log(`#   not held to ${gap.bounds.join(', ')} yet: ${gap.why}`);
-  const held = (bound: KnownGap['bounds'][number]) => !gap?.bounds.includes(bound);
-  assert.ok(r.health.count >= 3, `${attack}: B probed only ${r.health.count} times`);
+  assert.ok(r.health.count >= MIN_PROBES, `${attack}: B probed only ${r.health.count} times`);
   assert.equal(r.get.failures, 0, `${attack}: B's probes failed ${r.get.failures} times`);
-  if (held('health'))
-    assert.ok(
-      r.health.p99 <= BOUNDS.probeP99Ms,
-      `${attack}: B's /health/live p99 ${r.health.p99.toFixed(1)} ms`,
-    );
-  if (held('get'))
-    assert.ok(r.get.p99 <= BOUNDS.probeP99Ms, `${attack}: B's GET p99 ${r.get.p99.toFixed(1)} ms`);
-  if (held('eventLoop'))
-    assert.ok(
-      r.eventLoop.p99Ms <= BOUNDS.eventLoopP99Ms,
-      `${attack}: event loop delay p99 ${r.eventLoop.p99Ms.toFixed(1)} ms`,
-    );
+  assert.ok(
+    r.health.p99 <= BOUNDS.probeP99Ms,
+    `${attack}: B's /health/live p99 ${r.health.p99.toFixed(1)} ms`,
+  );
+  assert.ok(r.get.p99 <= BOUNDS.probeP99Ms, `${attack}: B's GET p99 ${r.get.p99.toFixed(1)} ms`);
+  assert.ok(
+    r.eventLoop.p99Ms <= BOUNDS.eventLoopP99Ms,
+    `${attack}: event loop delay p99 ${r.eventLoop.p99Ms.toFixed(1)} ms`,
+  );
   assert.ok(
     r.rss.peak - r.rss.baseline <= BOUNDS.rssGrowthBytes,
     `${attack}: RSS grew ${Math.round((r.rss.peak - r.rss.baseline) / 1024 / 1024)} MB`,

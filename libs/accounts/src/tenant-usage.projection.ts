@@ -1,4 +1,4 @@
-import { appendSize, type StoredEvent } from '#des/event-store';
+import { eventSize, type StoredEvent } from '#des/event-store';
 import type { DocWrite, Projection, ProjectionReads } from '#des/projections';
 import type { Doc } from '#des/read-store';
 
@@ -47,10 +47,6 @@ export const tenantUsageProjection: Projection = {
   },
 };
 
-/** The bytes the event store counted for the event (its JSON data and metadata, twice its type). */
-export const eventSize = (event: StoredEvent): number =>
-  appendSize([{ id: event.id, type: event.type, data: event.data, metadata: event.metadata }]);
-
 async function newAttachments(
   org: string,
   event: StoredEvent,
@@ -67,7 +63,12 @@ async function newAttachments(
     if (seen.has(id) || (await reads.get(TENANT_ATTACHMENTS, id))) continue;
     seen.add(id);
     total += file.size;
-    marks.push({ collection: TENANT_ATTACHMENTS, id, update: { $set: { org, size: file.size } }, once: true });
+    marks.push({
+      collection: TENANT_ATTACHMENTS,
+      id,
+      update: { $set: { org, size: file.size } },
+      once: true,
+    });
   }
   return { total, marks };
 }

@@ -1,4 +1,4 @@
-import type { EventToAppend } from './event-store.port';
+import type { EventToAppend, StoredEvent } from './event-store.port';
 
 /**
  * KurrentDB's default MaxAppendSize (1 MiB, "the total size of all events in the
@@ -30,3 +30,7 @@ export function serializedAppendSize(events: { type: string; data: string; metad
   }
   return size;
 }
+
+/** A stored event's size as its append counted it: the store's own count where it kept one, else counted again. */
+export const eventSize = (event: StoredEvent): number =>
+  event.size ?? appendSize([{ id: event.id, type: event.type, data: event.data, metadata: event.metadata }]);

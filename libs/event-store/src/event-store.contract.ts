@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { appendSize } from './append-size';
+import { appendSize, eventSize } from './append-size';
 import {
   EventStore,
   EventToAppend,
@@ -299,6 +299,34 @@ export function eventStoreContract(
       const half = Math.ceil(limit / 2) + 1;
       await assert.rejects(store.append(stream, [sized(half), sized(half)], 0), EventTooLargeError);
       assert.equal((await store.readStream(stream)).length, 1, 'nothing more was appended');
+    });
+
+    it('asks the caller to admit the append by its size before writing; a refusal appends nothing', async () => {
+      const stream = streamName();
+      const events = [event('a', { text: 'é and more' }), event('b')];
+      const admitted: number[] = [];
+      await store.append(stream, events, 'no_stream', { admit: (bytes) => admitted.push(bytes) });
+      assert.deepEqual(admitted, [appendSize(events)]);
+      // What a stored event counts for, as its append counted it (the store's own count, or counted again).
+      const stored = await store.readStream(stream);
+      assert.deepEqual(
+        stored.map((e) => eventSize(e)),
+        events.map((e) => appendSize([e])),
+      );
+      const refusal = new Error('over quota');
+      await assert.rejects(
+        store.append(stream, [event('c')], 0, {
+          admit: () => {
+            throw refusal;
+          },
+        }),
+        (error) => error === refusal,
+      );
+      assert.deepEqual(
+        (await store.readStream(stream)).map((e) => e.type),
+        ['a', 'b'],
+        'nothing more was appended',
+      );
     });
 
     it("records recordedAt in whole microseconds at the store's precision, and the append answers the stored instant", async () => {

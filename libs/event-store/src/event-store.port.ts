@@ -28,6 +28,22 @@ export interface StoredEvent extends EventToAppend {
   recordedAt: number;
   /** The event's link in its organization's hash chain, where the store keeps one (SQLite). */
   hash?: string;
+  /**
+   * The bytes the store counted for the event when it was appended (as
+   * `maxAppendSize` counts them), where it knows them without serializing the
+   * event again (SQLite). `eventSize` falls back to counting.
+   */
+  size?: number;
+}
+
+export interface AppendOptions {
+  /**
+   * Called with the append's size (as `maxAppendSize` counts it, from the text
+   * the store writes) before anything is written: a throw refuses the append,
+   * with that error, and nothing is appended. Lets a caller hold the write to a
+   * quota without serializing the events a second time.
+   */
+  admit?(bytes: number): void;
 }
 
 /** A stream revision (0-based, of its last event), or a condition on the stream. */
@@ -96,7 +112,12 @@ export interface EventStore {
    * first append used (or `no_stream`); with `any` on SQLite always, on KurrentDB
    * only while the server still remembers those ids (best effort, see README).
    */
-  append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
+  append(
+    stream: string,
+    events: EventToAppend[],
+    expected: ExpectedRevision,
+    options?: AppendOptions,
+  ): Promise<AppendResult>;
   /** One stream in revision order; its cost depends on that stream only. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
   /**
@@ -108,7 +129,11 @@ export interface EventStore {
     prefix: string,
     options?: Omit<ReadStreamOptions, 'fromRevision'>,
   ): Promise<StoredEvent[]>;
-  /** The log after `afterPosition` (exclusive; 0 = from the beginning), in position order. */
+  /**
+   * The log after `afterPosition` (exclusive; 0 = from the beginning), in
+   * position order: at most `limit` events, fewer where the store bounds a
+   * batch's bytes (SQLite), and none only at the log's end.
+   */
   readAll(afterPosition: number, limit: number): Promise<StoredEvent[]>;
   head(): Promise<LogHead>;
   /**

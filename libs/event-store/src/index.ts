@@ -1,5 +1,5 @@
 /** What `#des/event-store` publishes to the other libraries, the apps and the tests; the rest is its own. */
-export { appendSize } from './append-size';
+export { appendSize, eventSize } from './append-size';
 export {
   EventTooLargeError,
   StoreUnavailableError,
@@ -16,5 +16,6 @@ export { KurrentDbEventStore } from './kurrentdb-event-store';
 export { verifyLedger } from './ledger';
 export { microsToSeconds, nowMicros, secondsToMicros } from './microseconds';
 export { SqliteEventStore } from './sqlite-event-store';
+export { TimeSlice } from './time-slice';
 export { StreamFolds, type Fold, type FoldUntil } from './stream-folds';
 export { SCHEMA_VERSION, UpcastingEventStore, type Upcaster } from './upcasting';

@@ -33,6 +33,7 @@ import type {
 import { DEFAULT_MAX_APPEND_SIZE, appendSize } from './append-size';
 import { LiveBatches } from './live-batches';
 import {
+  AppendOptions,
   AppendResult,
   BatchHandler,
   EventMetadata,
@@ -102,10 +103,16 @@ export class KurrentDbEventStore implements EventStore {
       KurrentDBClient.connectionString(withClientSettings(connectionString, this.timeoutMs));
   }
 
-  async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+  async append(
+    stream: string,
+    events: EventToAppend[],
+    expected: ExpectedRevision,
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const size = appendSize(events);
     if (size > this.maxAppendSize) throw new EventTooLargeError(stream, size, this.maxAppendSize);
+    options.admit?.(size);
     let appended: Awaited<ReturnType<KurrentClient['appendToStream']>>;
     try {
       appended = await this.bounded(`append to ${stream}`, () =>

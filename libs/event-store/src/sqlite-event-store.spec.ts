@@ -35,6 +35,74 @@ describe('SqliteEventStore recorded_at', () => {
     await store.close();
   });
 
+  it('gives each event read back the size its append counted, from the stored text', async () => {
+    const store = new SqliteEventStore({ path: ':memory:' });
+    const events = [
+      { ...event('a'), data: { text: 'naïve ☃', n: [1, 2] } },
+      { ...event('bb'), metadata: { org: 'acme' } },
+    ];
+    await store.append('s-acme/w', events, 'no_stream');
+    const read = await store.readStream('s-acme/w');
+    assert.deepEqual(
+      read.map((e) => e.size),
+      events.map((e) => appendSize([e])),
+    );
+    assert.deepEqual(
+      (await store.readAll(0, 10)).map((e) => e.size),
+      events.map((e) => appendSize([e])),
+    );
+    await store.close();
+  });
+
+  it('ends a readAll batch once it holds about 1 MiB of events, and always gives at least one', async () => {
+    const store = new SqliteEventStore({ path: ':memory:' });
+    const large = () => ({ ...event('large'), data: { blob: 'x'.repeat(600_000) } });
+    for (let i = 0; i < 3; i++) await store.append(`s-acme/big-${i}`, [large()], 'no_stream');
+    await store.append('s-acme/small', [event('a'), event('b')], 'no_stream');
+    const batches: string[][] = [];
+    for (let after = 0; ;) {
+      const batch = await store.readAll(after, 10);
+      if (batch.length === 0) break;
+      batches.push(batch.map((e) => e.type));
+      after = batch.at(-1)!.position;
+    }
+    assert.deepEqual(batches, [
+      ['large', 'large'],
+      ['large', 'a', 'b'],
+    ]);
+    assert.equal((await store.readAll(0, 1)).length, 1, 'the limit still holds');
+    await store.close();
+  });
+
+  it('reads a long stream of large events a slice at a time, giving the event loop turns between; close() ends a read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'des-sliced-'));
+    const store = new SqliteEventStore({ path: join(dir, 'events.db'), readSliceMs: 0 });
+    const events = Array.from({ length: 5 }, (_, i) => ({
+      ...event(`e${i}`),
+      data: { blob: 'x'.repeat(300_000) },
+    }));
+    for (const [i, e] of events.entries())
+      await store.append('s-acme/long', [e], i === 0 ? 'no_stream' : i - 1);
+    let turns = 0;
+    let reading = true;
+    const tick = () => {
+      turns++;
+      if (reading) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const read = await store.readStreamsByPrefix('s-acme/');
+    reading = false;
+    assert.deepEqual(
+      read.map((e) => [e.type, e.data]),
+      events.map((e) => [e.type, e.data]),
+    );
+    assert.ok(turns >= 4, `the loop had ${turns} turns during a read of 5 events of 300 kB`);
+
+    const interrupted = assert.rejects(store.readStream('s-acme/long'), /the event store is closed/);
+    await store.close();
+    await interrupted;
+  });
+
   it('refuses a half-known batch of event ids instead of writing part of it', async () => {
     const store = new SqliteEventStore({ path: ':memory:' });
     const known = event('a');
@@ -150,9 +218,16 @@ describe('SqliteEventStore writer thread', () => {
       Array.from({ length: 50 }, (_, i) => store.append(`s-acme/o${i}`, [event('a')], 'no_stream')),
     );
     const positions = results.map((r) => r.position);
-    assert.deepEqual(positions, [...positions].sort((a, b) => a - b));
+    assert.deepEqual(
+      positions,
+      [...positions].sort((a, b) => a - b),
+    );
     const instants = results.map((r) => r.recordedAt);
-    assert.deepEqual(instants, [...instants].sort((a, b) => a - b), 'recorded_at never decreases');
+    assert.deepEqual(
+      instants,
+      [...instants].sort((a, b) => a - b),
+      'recorded_at never decreases',
+    );
     await store.close();
     await assert.rejects(store.append('s-acme/late', [event('a')], 'any'), StoreUnavailableError);
   });

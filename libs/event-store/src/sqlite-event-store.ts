@@ -2,11 +2,13 @@ import type Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { DEFAULT_MAX_APPEND_SIZE, serializedAppendSize } from './append-size';
 import { followByPolling } from './follow-loop';
+import { TimeSlice } from './time-slice';
 import { nowMicros } from './microseconds';
 import { canonicalJson, chainOf, GENESIS, type LedgerHead, linkHash } from './ledger';
 import { InThreadWriter, type LogWriter, ThreadedWriter } from './sqlite-log-writer';
 import { type AppendRequest, openLog } from './sqlite-writer';
 import {
+  AppendOptions,
   AppendResult,
   BatchHandler,
   EventStore,
@@ -46,6 +48,7 @@ CREATE TABLE IF NOT EXISTS events (
   UNIQUE (stream, revision)
 );
 CREATE INDEX IF NOT EXISTS events_by_recorded_at ON events (recorded_at, position);
+CREATE INDEX IF NOT EXISTS events_by_stream_time ON events (stream, revision, recorded_at);
 CREATE TABLE IF NOT EXISTS chain_heads (
   org      TEXT    PRIMARY KEY,
   position INTEGER NOT NULL,
@@ -73,6 +76,8 @@ export interface SqliteEventStoreOptions {
   maxAppendSize?: number;
   /** How long a write waits for another process's lock on the file before it fails as unavailable (default 5000). */
   busyTimeoutMs?: number;
+  /** A long read gives the event loop a turn after this much of its work (default 10 ms). */
+  readSliceMs?: number;
 }
 
 /**
@@ -92,6 +97,7 @@ export class SqliteEventStore implements EventStore {
   /** Commits on a thread of their own for a file (ADR 0006), on this one for ':memory:'. */
   private readonly writer: LogWriter;
   private closed = false;
+  private readonly readSliceMs: number;
 
   constructor(options: SqliteEventStoreOptions) {
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
@@ -101,6 +107,7 @@ export class SqliteEventStore implements EventStore {
     this.clock = options.clock ?? nowMicros;
     this.pollMs = options.pollMs ?? 100;
     this.maxAppendSize = options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE;
+    this.readSliceMs = options.readSliceMs ?? 10;
     this.appended.setMaxListeners(0);
     this.stmt = this.prepare();
     this.writer =
@@ -160,12 +167,20 @@ export class SqliteEventStore implements EventStore {
       ledgerHead: db.prepare<[string, number], { position: number; recorded_at: number; hash: string }>(
         'SELECT position, recorded_at, hash FROM events WHERE org = ? AND recorded_at <= ? ORDER BY position DESC LIMIT 1',
       ),
-      readStream: db.prepare<[string, number, number, number, number], Row>(
-        'SELECT * FROM events WHERE stream = ? AND revision >= ? AND recorded_at <= ? AND position <= ? ORDER BY revision LIMIT ?',
-      ),
-      // The (stream, revision) index serves the range; the few rows it finds are sorted by position.
-      readByPrefix: db.prepare<[string, string, number, number], Row>(
-        'SELECT * FROM events WHERE stream >= ? AND stream < ? AND recorded_at <= ? AND position <= ? ORDER BY position',
+      // Positions first, from the covering (stream, revision, recorded_at) index: no event's text is
+      // read (recorded_at is stored after it) or sorted; the events are then read by position.
+      streamPositions: db
+        .prepare<[string, number, number, number, number], number>(
+          'SELECT position FROM events WHERE stream = ? AND revision >= ? AND recorded_at <= ? AND position <= ? ORDER BY revision LIMIT ?',
+        )
+        .pluck(),
+      prefixPositions: db
+        .prepare<[string, string, number, number], number>(
+          'SELECT position FROM events WHERE stream >= ? AND stream < ? AND recorded_at <= ? AND position <= ? ORDER BY position',
+        )
+        .pluck(),
+      atPositions: db.prepare<[string], Row>(
+        'SELECT * FROM events WHERE position IN (SELECT value FROM json_each(?)) ORDER BY position',
       ),
       readAll: db.prepare<[number, number], Row>(
         'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
@@ -192,7 +207,12 @@ export class SqliteEventStore implements EventStore {
    * written in one transaction (one fsync), each in a savepoint of its own, so
    * one append's conflict fails that append alone.
    */
-  append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+  append(
+    stream: string,
+    events: EventToAppend[],
+    expected: ExpectedRevision,
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
     // Serialized once, here: the size check, the stored text and the chain's link all use this text.
     const serialized = events.map((e) => ({
@@ -206,6 +226,11 @@ export class SqliteEventStore implements EventStore {
     if (size > this.maxAppendSize)
       return Promise.reject(new EventTooLargeError(stream, size, this.maxAppendSize));
     if (this.closed) return Promise.reject(storeClosed());
+    try {
+      options.admit?.(size);
+    } catch (refused) {
+      return Promise.reject(refused as Error);
+    }
     return new Promise<AppendResult>((resolve, reject) => {
       if (this.queued.length === 0 && !this.committing) setImmediate(() => this.commitQueued());
       this.queued.push({ stream, events: serialized, expected, resolve, reject });
@@ -253,37 +278,76 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
-    return this.guard(() =>
-      this.stmt.readStream
-        .all(
-          stream,
-          options.fromRevision ?? 0,
-          options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
-          options.untilPosition ?? Number.MAX_SAFE_INTEGER,
-          options.maxCount ?? -1, // SQLite: a negative LIMIT is none
-        )
-        .map(toStored),
+    const positions = this.guard(() =>
+      this.stmt.streamPositions.all(
+        stream,
+        options.fromRevision ?? 0,
+        options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
+        options.untilPosition ?? Number.MAX_SAFE_INTEGER,
+        options.maxCount ?? -1, // SQLite: a negative LIMIT is none
+      ),
     );
+    return this.readInSlices(positions);
   }
 
   async readStreamsByPrefix(
     prefix: string,
     options: Omit<ReadStreamOptions, 'fromRevision'> = {},
   ): Promise<StoredEvent[]> {
-    return this.guard(() =>
-      this.stmt.readByPrefix
-        .all(
-          prefix,
-          `${prefix}\u{10ffff}`,
-          options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
-          options.untilPosition ?? Number.MAX_SAFE_INTEGER,
-        )
-        .map(toStored),
+    const positions = this.guard(() =>
+      this.stmt.prefixPositions.all(
+        prefix,
+        `${prefix}\u{10ffff}`,
+        options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
+        options.untilPosition ?? Number.MAX_SAFE_INTEGER,
+      ),
     );
+    return this.readInSlices(positions);
+  }
+
+  /**
+   * The events at `positions` (ascending), read and parsed a slice of the
+   * event loop's time at a time, in chunks of about READ_CHUNK_BYTES: a long
+   * stream of large events (a trail of 1 MB attestations read for time
+   * travel) is not read in one turn. The log is append-only, so the events
+   * found first are read as they were.
+   */
+  private async readInSlices(positions: number[]): Promise<StoredEvent[]> {
+    const slice = new TimeSlice(this.readSliceMs);
+    const events: StoredEvent[] = [];
+    let take = 1;
+    for (let i = 0; i < positions.length;) {
+      if (slice.due) await slice.turn();
+      const chunk = positions.slice(i, i + take);
+      const rows = this.guard(() => this.stmt.atPositions.all(JSON.stringify(chunk)));
+      let bytes = 0;
+      for (const row of rows) {
+        const event = toStored(row);
+        bytes += event.size!;
+        events.push(event);
+      }
+      i += chunk.length;
+      take = Math.min(
+        MAX_READ_CHUNK,
+        Math.max(1, Math.floor((READ_CHUNK_BYTES * chunk.length) / (bytes || 1))),
+      );
+    }
+    return events;
   }
 
   async readAll(afterPosition: number, limit: number): Promise<StoredEvent[]> {
-    return this.guard(() => this.stmt.readAll.all(afterPosition, limit).map(toStored));
+    return this.guard(() => {
+      // Bounded by bytes too: a batch of large events is parsed (and then projected) in one turn of the loop.
+      const batch: StoredEvent[] = [];
+      let bytes = 0;
+      for (const row of this.stmt.readAll.iterate(afterPosition, limit)) {
+        const event = toStored(row);
+        batch.push(event);
+        bytes += event.size!;
+        if (bytes >= READ_BATCH_BYTES) break;
+      }
+      return batch;
+    });
   }
 
   async head(): Promise<LogHead> {
@@ -361,6 +425,12 @@ function unavailableWhenLocked(error: unknown): unknown {
     : error;
 }
 
+/** Roughly the most event text one `readAll` parses: past it the batch ends (it always holds one event). */
+const READ_BATCH_BYTES = 1024 * 1024;
+/** About how much event text a stream read takes from the file at once, and its most events at once. */
+const READ_CHUNK_BYTES = 256 * 1024;
+const MAX_READ_CHUNK = 512;
+
 function toStored(row: Row): StoredEvent {
   return {
     id: row.event_id,
@@ -372,5 +442,6 @@ function toStored(row: Row): StoredEvent {
     metadata: JSON.parse(row.metadata) as StoredEvent['metadata'],
     recordedAt: row.recorded_at,
     ...(row.hash ? { hash: row.hash } : {}),
+    size: Buffer.byteLength(row.data, 'utf8') + Buffer.byteLength(row.metadata, 'utf8') + 2 * row.type.length,
   };
 }

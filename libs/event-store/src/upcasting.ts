@@ -1,4 +1,5 @@
 import type {
+  AppendOptions,
   AppendResult,
   BatchHandler,
   EventStore,
@@ -81,13 +82,18 @@ export class UpcastingEventStore implements EventStore {
     return { ...event, data };
   }
 
-  append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+  append(
+    stream: string,
+    events: EventToAppend[],
+    expected: ExpectedRevision,
+    options?: AppendOptions,
+  ): Promise<AppendResult> {
     const stamped = events.map((e) =>
       this.current.has(e.type)
         ? { ...e, metadata: { ...e.metadata, [SCHEMA_VERSION]: this.versionOf(e.type) } }
         : e,
     );
-    return this.inner.append(stream, stamped, expected);
+    return this.inner.append(stream, stamped, expected, options);
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
-  appendSize,
   EventMetadata,
   EventStore,
   EventToAppend,
@@ -12,7 +11,7 @@ import type { ProjectionProgress } from '#des/projections';
 import { DomainError } from '#des/kernel';
 import type { Config } from './config';
 import type { Decider, DomainEvent } from '#des/kernel';
-import { EventLogQuota } from './event-log-quota';
+import { EventLogQuota, type QuotaRoom } from './event-log-quota';
 import { AttemptTag, IdempotentAttempt, idempotentAttempts } from './idempotent-attempt';
 import { Metrics } from './metrics';
 import { CONFIG, EVENT_STORE, PROJECTION_PROGRESS } from './tokens';
@@ -38,6 +37,7 @@ export interface ExecuteOptions {
 }
 
 const MAX_ATTEMPTS = 10;
+const NO_QUOTA: QuotaRoom = { admit: () => undefined, release: () => undefined };
 /** Folded aggregate states kept per decider (least recently used dropped first). */
 const STATE_CACHE_SIZE = 5000;
 
@@ -151,10 +151,17 @@ export class CommandExecutor {
         const { state, revision } = await this.load(stream, decider);
         const decided = decider.decide(command, state, { now: nowMicros(), newId: randomUUID });
         if (decided.length === 0) return { state, decided };
-        const toAppend = decided.map((e) => ({ id: randomUUID(), type: e.type, data: { ...e.data }, metadata }));
-        const release = await this.reserveQuota(toAppend, options);
+        const toAppend = decided.map((e) => ({
+          id: randomUUID(),
+          type: e.type,
+          data: { ...e.data },
+          metadata,
+        }));
+        const quota = await this.quotaRoom(toAppend, options);
         try {
-          const appended = await this.events.append(stream, toAppend, revision < 0 ? 'no_stream' : revision);
+          const appended = await this.events.append(stream, toAppend, revision < 0 ? 'no_stream' : revision, {
+            admit: quota.admit,
+          });
           const next = decided.reduce((s, e) => decider.evolve(s, e, appended.recordedAt), state);
           this.remember(this.cacheOf<S>(decider), stream, appended.nextRevision, next);
           return { state: next, decided, appended };
@@ -162,7 +169,7 @@ export class CommandExecutor {
           if (error instanceof WrongExpectedRevisionError) return 'conflict' as const;
           throw error;
         } finally {
-          release();
+          quota.release();
         }
       });
       if (outcome === 'conflict') {
@@ -187,10 +194,10 @@ export class CommandExecutor {
    * CLI: actor `system`) and a request's bookkeeping (`standalone`) are not:
    * refusing them would stall the projector or strand a request half-settled.
    */
-  private reserveQuota(events: EventToAppend[], options: ExecuteOptions): Promise<() => void> {
+  private quotaRoom(events: EventToAppend[], options: ExecuteOptions): Promise<QuotaRoom> {
     const { org, actor } = events[0].metadata;
-    if (!org || actor?.kind === 'system' || options.standalone) return Promise.resolve(() => undefined);
-    return this.quota.reserve(org, () => appendSize(events));
+    if (!org || actor?.kind === 'system' || options.standalone) return Promise.resolve(NO_QUOTA);
+    return this.quota.room(org);
   }
 
   /**

@@ -18,29 +18,41 @@ export class EventLogQuota {
   ) {}
 
   /**
-   * Holds the write's `size` in the organization's room for a write about to be appended,
-   * or refuses it (507). Call the answer once the read models count the write,
-   * or it failed.
+   * The organization's room for a write about to be appended: `admit(bytes)`
+   * holds the write's size (the store calls it once it has serialized the
+   * write, before appending) or refuses it (507); `release()` once the read
+   * models count the write, or it failed.
    */
-  async reserve(org: string, size: () => number): Promise<() => void> {
+  async room(org: string): Promise<QuotaRoom> {
     const { eventLogBytes: quota } = await this.tenants.limitsFor(org);
-    if (quota === 0) return () => undefined;
-    const bytes = size();
+    if (quota === 0) return UNLIMITED;
     const { eventLogBytes: used } = await this.tenants.usageOf(org);
-    // Read after the awaits: concurrent writes of this process see each other's reservations.
-    const pending = this.inFlight.get(org) ?? 0;
-    if (bytes > roomUnder(quota, used + pending)) {
-      this.metrics.tenantRefusals.inc({ org, limit: 'eventLogBytes' });
-      throw quotaExceeded('eventLogBytes', quota);
-    }
-    this.inFlight.set(org, pending + bytes);
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      const left = (this.inFlight.get(org) ?? 0) - bytes;
-      if (left > 0) this.inFlight.set(org, left);
-      else this.inFlight.delete(org);
+    let held = 0;
+    return {
+      admit: (bytes) => {
+        // Read after the awaits: concurrent writes of this process see each other's reservations.
+        const pending = this.inFlight.get(org) ?? 0;
+        if (bytes > roomUnder(quota, used + pending)) {
+          this.metrics.tenantRefusals.inc({ org, limit: 'eventLogBytes' });
+          throw quotaExceeded('eventLogBytes', quota);
+        }
+        this.inFlight.set(org, pending + bytes);
+        held += bytes;
+      },
+      release: () => {
+        if (held === 0) return;
+        const left = (this.inFlight.get(org) ?? 0) - held;
+        held = 0;
+        if (left > 0) this.inFlight.set(org, left);
+        else this.inFlight.delete(org);
+      },
     };
   }
 }
+
+export interface QuotaRoom {
+  admit(bytes: number): void;
+  release(): void;
+}
+
+const UNLIMITED: QuotaRoom = { admit: () => undefined, release: () => undefined };

@@ -1,5 +1,6 @@
 import {
   StoreUnavailableError,
+  TimeSlice,
   WrongExpectedRevisionError,
   type EventStore,
   type Following,
@@ -7,7 +8,6 @@ import {
 } from '#des/event-store';
 import type { Doc, ReadStore } from '#des/read-store';
 import { PositionedWrite, applyAllOnce, applyOnce } from './guarded-write';
-import { TimeSlice } from './time-slice';
 import { BatchOverlay } from './batch-overlay';
 import { CHECKPOINTS, DocWrite, Projection, ProjectionReads, declareCollections } from './projection';
 import { POSITIONS, advancePositions, forgetPositions, positionsFrom } from './checkpoint-positions';
