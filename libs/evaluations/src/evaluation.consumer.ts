@@ -20,36 +20,14 @@ import { TrailTimeMachine, trailAsShown, TrailView } from '#des/trails';
 import type { FlowTemplate } from '#des/flows';
 import { ChangeEvaluation } from './evaluation.commands';
 import { EvaluationCommand, EvaluationEvent, evaluationStream } from './evaluation.decider';
+import { EVALUATION_ATTEMPTS, EVALUATIONS_QUEUE, evaluationJob } from './evaluation-job';
 
-export const EVALUATIONS_QUEUE = 'evaluations';
-export const EVALUATION_ATTEMPTS = 3;
-/** One job per evaluation (its id is the job id, so a repeated enqueue is a no-op). */
-/**
- * The job that runs an evaluation. An idempotent request's attempt gets a
- * job of its own: the job of an attempt that died before recording the
- * request may have been given up already, and a job id is taken until removed.
- */
-export const evaluationJob = (org: string, id: string, attempt?: string) =>
-  [
-    EVALUATIONS_QUEUE,
-    'evaluate',
-    { org, id },
-    {
-      jobId: attempt ? `${id}.${attempt}` : id,
-      attempts: EVALUATION_ATTEMPTS + 2,
-      backoffMs: 200,
-      group: org,
-    },
-  ] as const;
 const notRecorded = (id: string) => `evaluation ${id} is not recorded`;
 const SERVICE_FAILURE = 'The evaluation failed on the service side.';
 /** How long recovery at start waits for the read models to catch up with the log. */
 const RECOVERY_WAIT_MS = 10 * 60_000;
 export const POLICY_COMPILER = Symbol('POLICY_COMPILER');
 export const POLICY_EVALUATOR = Symbol('POLICY_EVALUATOR');
-
-/** About 3 s in all, densest at first: the request is usually recorded within a millisecond or two. */
-const RECORD_WAITS_MS = [1, 1, 2, 2, 5, 10, 20, 50, 100, 200, 300, 500, 500, 500, 500];
 
 /** A trail as a policy sees it (`GET /trails/…` at the instant), as JSON text memoised per fold. */
 const inputJson = new WeakMap<TrailView, { template: FlowTemplate | null; json: string }>();
@@ -101,9 +79,9 @@ export class EvaluationConsumer implements OnModuleDestroy {
 
   async handle(job: JobContext): Promise<unknown> {
     const { org, id } = job.data as EvaluationJob;
-    const history = await this.recordedHistory(org, id);
+    // Enqueued once the request is in the log (evaluation-dispatch), or again by recovery.
+    const history = await this.events.readStream(evaluationStream(org, id));
     const requested = history.find((e) => e.type === 'evaluation_requested');
-    // Never recorded (the request failed after enqueueing): retried, then dead-lettered.
     if (!requested) throw new Error(notRecorded(id));
     if (history.length > 1) return 'already finished';
     const data = (requested as unknown as Extract<EvaluationEvent, { type: 'evaluation_requested' }>).data;
@@ -149,8 +127,7 @@ export class EvaluationConsumer implements OnModuleDestroy {
    */
   async deadLetter(job: JobInfo): Promise<void> {
     const { org, id } = job.data as EvaluationJob;
-    // A job that never saw its request recorded fails nothing: a retry of an idempotent
-    // request that died may have recorded it since, with a job of its own.
+    // A job for an evaluation that is not in the log has nothing to fail.
     if (job.failedReason === notRecorded(id)) return;
     this.logger.error(`evaluation ${id}: its job was given up (${job.failedReason ?? 'no reason'})`);
     await this.record(org, id, {
@@ -169,19 +146,6 @@ export class EvaluationConsumer implements OnModuleDestroy {
     const pending = await this.reads.collection(EVALUATIONS).find({ status: 'pending' });
     for (const doc of pending) await this.jobs.enqueue(...evaluationJob(doc.org as string, doc.id as string));
     if (pending.length) this.logger.log(`re-enqueued ${pending.length} pending evaluation(s)`);
-  }
-
-  /**
-   * The job is enqueued a moment before the request is recorded (so a queue
-   * outage records nothing): a job that arrives first waits briefly for it.
-   */
-  private async recordedHistory(org: string, id: string) {
-    for (const pause of RECORD_WAITS_MS) {
-      const history = await this.events.readStream(evaluationStream(org, id));
-      if (history.length > 0) return history;
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
-    return this.events.readStream(evaluationStream(org, id));
   }
 
   private async record(org: string, id: string, command: EvaluationCommand): Promise<void> {

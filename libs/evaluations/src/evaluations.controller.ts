@@ -4,20 +4,10 @@ import type { EventStore } from '#des/event-store';
 import { microsToSeconds, nowMicros, secondsToMicros } from '#des/event-store';
 import type { Jobs } from '#des/jobs';
 import { CommandBus } from '@nestjs/cqrs';
-import {
-  ApiError,
-  AtQuery,
-  EVENT_STORE,
-  idempotentAttempts,
-  JOBS,
-  READ_STORE,
-  Requires,
-  stableId,
-} from '#des/platform';
+import { ApiError, AtQuery, EVENT_STORE, JOBS, READ_STORE, Requires, stableId } from '#des/platform';
 import type { ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requireFeature, requestMetadata } from '#des/accounts';
 import { TrailTimeMachine } from '#des/trails';
-import { evaluationJob } from './evaluation.consumer';
 import { ChangeEvaluation } from './evaluation.commands';
 import { EVALUATION_REQUEST_SCHEMA, parseEvaluationRequest } from './evaluation-request';
 import { EVALUATIONS } from './evaluations.projection';
@@ -74,8 +64,9 @@ export class EvaluationsController {
     const requestedAt = nowMicros();
     // Past the organization's pending cap: 429, nothing queued or recorded.
     const done = await this.pending.admit(org, async () => {
-      // Enqueue first: if the queue is down the answer is 503 and nothing is recorded.
-      await this.jobs.enqueue(...evaluationJob(org, id, idempotentAttempts.getStore()?.claim));
+      // The queue answers first: if it is down the answer is 503 and nothing is recorded. The
+      // job is enqueued once the request is in the log (evaluation-dispatch reaction).
+      await this.jobs.ping();
       return this.commands.execute(
         new ChangeEvaluation(
           org,

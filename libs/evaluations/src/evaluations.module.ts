@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { join } from 'node:path';
 import type { Config } from '#des/platform';
 import { CONFIG, type ServiceFeature } from '#des/platform';
+import { evaluationDispatch } from './evaluation-dispatch.reaction';
 import { evaluationsProjection } from './evaluations.projection';
 import { OpaCompiler, opaPath, PolicyEvaluator } from '#des/policy-engine';
 import { EvaluationConsumer, POLICY_COMPILER, POLICY_EVALUATOR } from './evaluation.consumer';
@@ -41,6 +42,7 @@ export class EvaluationsModule {}
 export const evaluationsFeature: ServiceFeature = {
   module: EvaluationsModule,
   projections: [evaluationsProjection],
+  reactions: [evaluationDispatch],
   queueConsumers: [EvaluationConsumer],
   upcasters: evaluationUpcasters,
 };

@@ -1,4 +1,4 @@
 /** What `#des/evaluations` publishes to the other libraries, the apps and the tests; the rest is its own. */
-export { EVALUATIONS_QUEUE, EVALUATION_ATTEMPTS } from './evaluation.consumer';
+export { EVALUATIONS_QUEUE, EVALUATION_ATTEMPTS } from './evaluation-job';
 export { evaluationStream } from './evaluation.decider';
 export { evaluationsFeature } from './evaluations.module';
