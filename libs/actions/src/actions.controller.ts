@@ -34,8 +34,8 @@ import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { environmentsNamed } from '#des/environments';
 import { ChangeActions, ChangeDelivery } from './action.commands';
-import { ACTION_NOT_FOUND, type ActionsState, actionsStream } from './action.decider';
-import { ACTIONS, actionId, DELIVERIES, deliveryId } from './actions.projection';
+import { ACTION_NOT_FOUND, type ActionsState } from './action.decider';
+import { ACTIONS, actionId, DELIVERIES, deliveryId, actionsProjection } from './actions.projection';
 import { PutActionDto } from './actions.dto';
 import { DELIVERY_NOT_FOUND } from './delivery.decider';
 import { actionSecret } from './signing';
@@ -77,7 +77,7 @@ export class ActionsController {
 
   /** Actions now, or (`at`) as their stream and their deliveries made them up to that instant. */
   private readsAt(org: string, at: number | undefined): Promise<ReadStore> {
-    return this.history.readsFor(at, { streams: [actionsStream(org)], prefixes: [`notification-${org}/`] });
+    return this.history.readsFor(at, { org, projections: [actionsProjection] });
   }
 
   /** Creates (201, with its signing secret, shown this once) or updates (200) the action named `name`. */

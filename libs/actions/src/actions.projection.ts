@@ -1,5 +1,5 @@
 import { aggregateEvent, type DocWrite, type Projection } from '#des/projections';
-import type { ActionEvent } from './action.decider';
+import { actionsStream, type ActionEvent } from './action.decider';
 import type { DeliveryEvent } from './delivery.decider';
 
 export const ACTIONS = 'actions';
@@ -14,6 +14,7 @@ export const deliveryId = (org: string, id: string) => `${org}/${id}`;
  */
 export const actionsProjection: Projection = {
   name: 'actions',
+  sources: (org) => ({ streams: [actionsStream(org)], prefixes: [`notification-${org}/`] }),
   collections: [
     {
       name: ACTIONS,

@@ -18,9 +18,12 @@ import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangeAttestationType } from './attestation-type.commands';
-import { attestationTypeStream } from './attestation-type.decider';
 import { CreateAttestationTypeDto } from './attestation-types.dto';
-import { ATTESTATION_TYPES_COLLECTION, attestationTypeId } from './attestation-types.projection';
+import {
+  ATTESTATION_TYPES_COLLECTION,
+  attestationTypeId,
+  attestationTypesProjection,
+} from './attestation-types.projection';
 import { CustomEvaluator } from './custom-evaluation';
 
 const typeView = (doc: Doc) => {
@@ -71,7 +74,7 @@ export class AttestationTypesController {
   @Get(':org')
   @Requires('reader')
   async list(@Param('org') org: string, @Query() { at }: AtQuery) {
-    const reads = await this.history.readsFor(at, { prefixes: [`attestation_type-${org}/`] });
+    const reads = await this.history.readsFor(at, { org, projections: [attestationTypesProjection] });
     return (await reads.collection(ATTESTATION_TYPES_COLLECTION).find({ org }, { sort: { name: 1 } })).map(
       typeView,
     );
@@ -80,7 +83,11 @@ export class AttestationTypesController {
   @Get(':org/:name')
   @Requires('reader')
   async read(@Param('org') org: string, @Param('name') name: string, @Query() { at }: AtQuery) {
-    const reads = await this.history.readsFor(at, { streams: [attestationTypeStream(org, name)] });
+    const reads = await this.history.readsFor(at, {
+      org,
+      projections: [attestationTypesProjection],
+      within: name,
+    });
     return typeView(await this.type(org, name, reads));
   }
 

@@ -1,12 +1,14 @@
 import { microsToSeconds } from '#des/event-store';
 import type { Projection } from '#des/projections';
-import type { AttestationTypeEvent } from './attestation-type.decider';
+import { attestationTypeStream, type AttestationTypeEvent } from './attestation-type.decider';
 
 export const ATTESTATION_TYPES_COLLECTION = 'custom_attestation_types';
 export const attestationTypeId = (org: string, name: string) => `${org}/${name}`;
 
 export const attestationTypesProjection: Projection = {
   name: 'custom_attestation_types',
+  sources: (org, name) =>
+    name ? { streams: [attestationTypeStream(org, name)] } : { prefixes: [`attestation_type-${org}/`] },
   collections: [
     { name: ATTESTATION_TYPES_COLLECTION, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] },
   ],

@@ -5,11 +5,11 @@ import { tagsOf } from '#des/kernel';
 import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires, VALIDATION_FAILED } from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/accounts';
-import { policiesOf } from '#des/policies';
+import { policiesOf, policiesProjection } from '#des/policies';
 import { ChangeControl } from './control.commands';
 import { CONTROL_NOT_FOUND, type Links } from './control.decider';
 import { CreateControlDto, UpdateControlDto } from './controls.dto';
-import { CONTROLS, controlId } from './controls.projection';
+import { CONTROLS, controlId, controlsProjection } from './controls.projection';
 
 /** A control as endpoint 2 answers it: every field of the spec's Control table. */
 const controlView = (doc: Doc, policiesReferencing: string[]) => ({
@@ -48,7 +48,7 @@ export class ControlsController {
 
   /** Controls, with the policies whose rules name them. */
   private readsAt(org: string, at: number | undefined): Promise<ReadStore> {
-    return this.history.readsFor(at, { prefixes: [`control-${org}/`, `policy-${org}/`] });
+    return this.history.readsFor(at, { org, projections: [controlsProjection, policiesProjection] });
   }
 
   @Post(':org')

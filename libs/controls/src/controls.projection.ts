@@ -7,6 +7,7 @@ export const controlId = (org: string, identifier: string) => `${org}/${identifi
 
 export const controlsProjection: Projection = {
   name: 'controls',
+  sources: (org) => ({ prefixes: [`control-${org}/`] }),
   collections: [{ name: CONTROLS, indexes: [{ name: 'by_org', keys: { org: 1, identifier: 1 } }] }],
   project(stored) {
     const read = aggregateEvent<ControlEvent>(stored, 'control');

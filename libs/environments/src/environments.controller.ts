@@ -19,7 +19,6 @@ import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
-import { environmentStream } from './environment.decider';
 import { parseSnapshotRef, SNAPSHOT_REF_PATTERN, snapshotIndex, snapshotInterval } from './snapshot-ref';
 import { environmentView } from './environment-view';
 import { assessRunning } from './running-assessment';
@@ -37,6 +36,7 @@ import {
   environmentId,
   SNAPSHOTS,
   snapshotId,
+  environmentsProjection,
 } from './environments.projection';
 import { K8S_REPORT_SCHEMA, parseK8sReport, runningArtifacts } from './k8s-report';
 
@@ -55,7 +55,7 @@ export class EnvironmentsController {
 
   /** The read models now, or (`?at=`) as the environment's stream made them up to that instant. */
   private readsAt(org: string, env: string, at: number | undefined): Promise<ReadStore> {
-    return this.readModelsAt.readsFor(at, { streams: [environmentStream(org, env)] });
+    return this.readModelsAt.readsFor(at, { org, projections: [environmentsProjection], within: env });
   }
 
   @Put(':org')
@@ -114,7 +114,7 @@ export class EnvironmentsController {
   @Requires('reader')
   @ApiOkResponse({ type: [EnvironmentView] })
   async list(@Param('org') org: string, @Query() { at }: AtQuery) {
-    const reads = await this.readModelsAt.readsFor(at, { prefixes: [`environment-${org}/`] });
+    const reads = await this.readModelsAt.readsFor(at, { org, projections: [environmentsProjection] });
     return (await reads.collection(ENVIRONMENTS).find({ org }, { sort: { name: 1 } })).map(environmentView);
   }
 

@@ -1,6 +1,11 @@
 import { storedTags } from '#des/kernel';
 import { aggregateEvent, type DocWrite, type Projection } from '#des/projections';
-import { environmentState, type EnvironmentEvent, type SnapshotEntry } from './environment.decider';
+import {
+  environmentState,
+  environmentStream,
+  type EnvironmentEvent,
+  type SnapshotEntry,
+} from './environment.decider';
 import { imageName } from './k8s-report';
 import type { Commit } from '#des/trails';
 
@@ -30,6 +35,8 @@ export const sequence = (position: number, i: number) =>
  */
 export const environmentsProjection: Projection = {
   name: 'environments',
+  sources: (org, env) =>
+    env ? { streams: [environmentStream(org, env)] } : { prefixes: [`environment-${org}/`] },
   collections: [
     {
       name: ENVIRONMENTS,

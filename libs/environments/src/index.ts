@@ -2,6 +2,7 @@
 export { ChangeEnvironment } from './environment.commands';
 export { environmentStream, type EnvironmentEvent, type SnapshotEntry } from './environment.decider';
 export { environmentsFeature } from './environments.module';
+export { environmentsProjection } from './environments.projection';
 export {
   environmentNamed,
   environmentsNamed,

@@ -21,10 +21,9 @@ import type { Doc, ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangeFlow } from './flow.commands';
-import { flowStream } from './flow.decider';
 import { templateErrors } from './flow-template';
 import { PutFlowDto } from './flows.dto';
-import { FLOWS, flowId } from './flows.projection';
+import { FLOWS, flowId, flowsProjection } from './flows.projection';
 
 const flowView = (doc: Doc) => ({ ...withoutInternals(doc), tags: tagsOf(doc.tags) });
 
@@ -90,14 +89,14 @@ export class FlowsController {
   @Get(':org')
   @Requires('reader')
   async list(@Param('org') org: string, @Query() { at }: AtQuery) {
-    const reads = await this.history.readsFor(at, { prefixes: [`flow-${org}/`] });
+    const reads = await this.history.readsFor(at, { org, projections: [flowsProjection] });
     return (await reads.collection(FLOWS).find({ org }, { sort: { name: 1 } })).map(flowView);
   }
 
   @Get(':org/:flow')
   @Requires('reader')
   async read(@Param('org') org: string, @Param('flow') flow: string, @Query() { at }: AtQuery) {
-    const reads = await this.history.readsFor(at, { streams: [flowStream(org, flow)] });
+    const reads = await this.history.readsFor(at, { org, projections: [flowsProjection], within: flow });
     const doc = await reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
     if (!doc) throw new ApiError(404, 'Flow not found');
     return flowView(doc);

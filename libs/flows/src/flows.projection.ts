@@ -1,12 +1,13 @@
 import { storedTags } from '#des/kernel';
 import { aggregateEvent, type Projection } from '#des/projections';
-import type { FlowEvent } from './flow.decider';
+import { flowStream, type FlowEvent } from './flow.decider';
 
 export const FLOWS = 'flows';
 export const flowId = (org: string, flow: string) => `${org}/${flow}`;
 
 export const flowsProjection: Projection = {
   name: 'flows',
+  sources: (org, flow) => (flow ? { streams: [flowStream(org, flow)] } : { prefixes: [`flow-${org}/`] }),
   collections: [{ name: FLOWS, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] }],
   project(stored) {
     const read = aggregateEvent<FlowEvent>(stored, 'flow');

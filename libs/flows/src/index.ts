@@ -4,4 +4,5 @@ export { ChangeFlow } from './flow.commands';
 export { FlowTimeMachine, FlowTimeMachineModule, type FlowAt } from './flow-time-machine';
 export { flowDecider, flowStream, type FlowEvent, type FlowState } from './flow.decider';
 export { flowsFeature } from './flows.module';
+export { flowsProjection } from './flows.projection';
 export { flowNamed, flowsNamed, flowsOf, type FlowDoc } from './flows.queries';

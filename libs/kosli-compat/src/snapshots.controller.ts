@@ -4,7 +4,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import {
   environmentNamed,
-  environmentStream,
+  environmentsProjection,
   parseSnapshotRef,
   snapshotIndex,
   snapshotInterval,
@@ -159,7 +159,7 @@ export class SnapshotsController {
     const ref = parseSnapshotRef(fromKosliRef(raw, now()));
     const reads =
       ref.kind === 'at'
-        ? await this.history.at({ streams: [environmentStream(org, env)] }, ref.at)
+        ? await this.history.at({ org, projections: [environmentsProjection], within: env }, ref.at)
         : this.reads;
     const environment = await this.environment(reads, org, env);
     const latest = (environment.latest_snapshot as number | undefined) ?? 0;

@@ -1,15 +1,45 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { type EventStore, secondsToMicros, type StoredEvent } from '#des/event-store';
-import { applyOnce, declareCollections, type Projection, type ProjectionReads } from '#des/projections';
+import {
+  applyOnce,
+  declareCollections,
+  type Projection,
+  type ProjectionReads,
+  type StreamSources,
+} from '#des/projections';
 import { MemoryReadStore, type ReadStore } from '#des/read-store';
 import { PROJECTIONS } from './platform-runtime';
 import { EVENT_STORE, READ_STORE } from './tokens';
 
-/** The streams a past read folds: named ones, and every stream under a prefix. */
+/**
+ * What a past read needs: the read models of these projections, for `org`
+ * (of one entity, where `within` names it, as each projection's `sources`
+ * reads it). The streams folded are those the projections declare.
+ */
 export interface TimeScope {
-  streams?: string[];
-  prefixes?: string[];
+  org: string;
+  projections: Projection[];
+  within?: string;
+}
+
+/** The streams the scope's projections declare they are made of. */
+function sourcesOf(scope: TimeScope): Required<StreamSources> {
+  const streams = new Set<string>();
+  const prefixes = new Set<string>();
+  for (const projection of scope.projections) {
+    if (!projection.sources)
+      throw new Error(`projection ${projection.name} declares no sources to read at an instant`);
+    const sources = projection.sources(scope.org, scope.within);
+    for (const s of sources.streams ?? []) streams.add(s);
+    for (const p of sources.prefixes ?? []) prefixes.add(p);
+  }
+  // A stream under one of the prefixes is read with it.
+  const all = [...prefixes];
+  return {
+    streams: [...streams].filter((s) => !all.some((p) => s.startsWith(p))).sort(),
+    prefixes: all.sort(),
+  };
 }
 
 /** Events between two kept folds of a scope (a kept fold costs what changed since the one before: DocTable). */
@@ -57,7 +87,7 @@ export class ReadModelsAt {
     @Inject(READ_STORE) private readonly live: ReadStore,
   ) {}
 
-  /** The live read models, or (`at` given) the scope's as they were at that instant. */
+  /** The live read models, or (`at` given) the scope's as they were at that instant (UNIX seconds). */
   async readsFor(at: number | undefined, scope: TimeScope): Promise<ReadStore> {
     return at === undefined ? this.live : this.at(scope, at);
   }
@@ -78,7 +108,8 @@ export class ReadModelsAt {
 
   /** The scope's events, complete at least up to `until`: read again only past what is known. */
   private async history(scope: TimeScope, until: number): Promise<ScopeHistory> {
-    const key = JSON.stringify([scope.streams ?? [], scope.prefixes ?? []]);
+    const sources = sourcesOf(scope);
+    const key = JSON.stringify([sources.streams, sources.prefixes]);
     const known = this.kept.get(key);
     if (known && until <= known.knownUntil) return known;
     // Anything committed from now on is recorded at or after the head's instant,
@@ -87,8 +118,8 @@ export class ReadModelsAt {
     const knownUntil = head.recordedAt - 1;
     const options = { untilRecordedAt: Math.max(until, knownUntil) };
     const reads = await Promise.all([
-      ...(scope.streams ?? []).map((s) => this.events.readStream(s, options)),
-      ...(scope.prefixes ?? []).map((p) => this.events.readStreamsByPrefix(p, options)),
+      ...sources.streams.map((s) => this.events.readStream(s, options)),
+      ...sources.prefixes.map((p) => this.events.readStreamsByPrefix(p, options)),
     ]);
     const byPosition = new Map<number, StoredEvent>();
     for (const list of reads) for (const e of list) byPosition.set(e.position, e);

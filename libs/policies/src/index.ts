@@ -1,5 +1,6 @@
 /** What `#des/policies` publishes to the other libraries, the apps and the tests; the rest is its own. */
 export { policiesFeature } from './policies.module';
+export { policiesProjection } from './policies.projection';
 export { latestPolicies, policiesNamed, policiesOf, type PolicyDoc } from './policies.queries';
 export { readPolicy } from './policy-document';
 export { judgeArtifact, type ArtifactFacts, type NamedPolicy } from './policy-evaluation';

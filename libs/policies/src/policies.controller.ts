@@ -19,7 +19,7 @@ import { ChangePolicy } from './policy.commands';
 import { readPolicy } from './policy-document';
 import { readPayload } from './policy-payload';
 import { PolicyUploadGuard } from './policy-upload.guard';
-import { POLICIES, policyId } from './policies.projection';
+import { POLICIES, policyId, policiesProjection } from './policies.projection';
 
 /** A policy as endpoint 8 answers it: every field of the spec's Policy table. */
 const policyView = (doc: Doc) => {
@@ -117,7 +117,7 @@ export class PoliciesController {
 
   /** Policies, with the environments' attachments that make their `consuming_envs`. */
   private readsAt(org: string, at: number | undefined): Promise<ReadStore> {
-    return this.history.readsFor(at, { prefixes: [`policy-${org}/`, `environment-${org}/`] });
+    return this.history.readsFor(at, { org, projections: [policiesProjection] });
   }
 
   private async policy(org: string, name: string, reads: ReadStore = this.reads): Promise<Doc> {

@@ -9,6 +9,8 @@ export const policyId = (org: string, name: string) => `${org}/${name}`;
 /** Policies as endpoint 8 answers them: every version, and the policy's events. */
 export const policiesProjection: Projection = {
   name: 'policies',
+  // The environments' attachments make a policy's `consuming_envs`.
+  sources: (org) => ({ prefixes: [`policy-${org}/`, `environment-${org}/`] }),
   collections: [{ name: POLICIES, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] }],
   project(stored) {
     if (stored.type === 'policies_attached' || stored.type === 'policies_detached') return consumers(stored);

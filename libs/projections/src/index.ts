@@ -7,9 +7,11 @@ export {
   CHECKPOINTS,
   aggregateEvent,
   declareCollections,
+  inSources,
   type DocWrite,
   type Projection,
   type ProjectionReads,
+  type StreamSources,
 } from './projection';
 export { Projector, type ProjectionFailure } from './projector';
 export { derivedId, reactionMetadata, type Reaction, type ReactionOutput } from './reaction';

@@ -40,6 +40,27 @@ export interface Projection {
   /** The collections it owns, with their indexes (declared once, dropped on rebuild). */
   readonly collections: { name: string; indexes: IndexSpec[] }[];
   project(event: StoredEvent, reads: ProjectionReads): DocWrite[] | Promise<DocWrite[]>;
+  /**
+   * The streams whose events make its documents of `org` (of one entity,
+   * where `within` names it: a flow, an environment …): what a read of them at
+   * a past instant folds (`ReadModelsAt`). Beside `project`, so the two change
+   * together; `projectionSpec` checks that these streams alone make the same
+   * documents. Absent on projections no read travels in time.
+   */
+  sources?(org: string, within?: string): StreamSources;
+}
+
+/** Streams by name, and every stream under a prefix. */
+export interface StreamSources {
+  streams?: string[];
+  prefixes?: string[];
+}
+
+/** Whether `stream` is one of `sources`. */
+export function inSources(sources: StreamSources, stream: string): boolean {
+  return (
+    (sources.streams ?? []).includes(stream) || (sources.prefixes ?? []).some((p) => stream.startsWith(p))
+  );
 }
 
 export const CHECKPOINTS = '_checkpoints';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { SqliteEventStore, type EventMetadata } from '#des/event-store';
 import { type Doc, MemoryReadStore } from '#des/read-store';
-import type { Projection } from './projection';
+import { inSources, type Projection } from './projection';
 import { Projector } from './projector';
 
 /** One event of a projection spec's history: on `stream`, recorded `at` (UNIX seconds; default 1, 2, 3 …). */
@@ -24,7 +24,9 @@ const orgOf = (stream: string) => stream.slice(stream.indexOf('-') + 1).split('/
  * Given events / then documents, for projections (the decider specs' twin):
  * the history is appended to an in-memory log with the recorded times given,
  * the projections rebuild the read models from it (the projector's own path,
- * in batches of one and of many), and each collection named is compared.
+ * in batches of one and of many), and each collection named is compared. The
+ * documents must also come from the streams the projections declare as their
+ * `sources` alone (what a read at a past instant folds).
  *
  *   await projectionSpec(flowsProjection)
  *     .given({ stream: 'flow-acme/shop', type: 'flow_created', data: {...} })
@@ -36,22 +38,39 @@ export function projectionSpec(...projections: Projection[]) {
       return {
         /** The documents the collection holds, in `_id` order, each with at least the fields expected. */
         async then(collection: string, expected: ExpectedDoc[]): Promise<void> {
-          for (const batchSize of [1, 500]) {
-            const docs = await project(projections, history, batchSize, collection);
+          const runs: [string, GivenEvent[], number][] = [
+            ['batches of 1', history, 1],
+            ['batches of 500', history, 500],
+          ];
+          const sourced = fromSources(projections, history);
+          if (sourced) runs.push(['from the declared sources only', sourced, 500]);
+          for (const [run, events, batchSize] of runs) {
+            const docs = await project(projections, events, batchSize, collection);
             assert.deepEqual(
               docs.map((d) => d._id),
               expected.map((d) => d._id),
-              `${collection}: the documents (batches of ${batchSize})`,
+              `${collection}: the documents (${run})`,
             );
             docs.forEach((doc, i) => {
               const picked = Object.fromEntries(Object.keys(expected[i]).map((k) => [k, doc[k]]));
-              assert.deepEqual(picked, expected[i], `${collection} ${doc._id} (batches of ${batchSize})`);
+              assert.deepEqual(picked, expected[i], `${collection} ${doc._id} (${run})`);
             });
           }
         },
       };
     },
   };
+}
+
+/** The history's events in the streams the projections declare for its organizations; none when one declares none. */
+function fromSources(projections: Projection[], history: GivenEvent[]): GivenEvent[] | undefined {
+  if (projections.some((p) => !p.sources)) return undefined;
+  const orgs = new Set(history.map((e) => e.org ?? orgOf(e.stream)));
+  const sources = [...orgs].flatMap((org) => projections.map((p) => p.sources!(org)));
+  // Each keeps the instant it has in the whole history.
+  return history
+    .map((e, i) => ({ ...e, at: e.at ?? i + 1 }))
+    .filter((e) => sources.some((s) => inSources(s, e.stream)));
 }
 
 async function project(

@@ -4,7 +4,7 @@ import { tagsOf } from '#des/kernel';
 import { ApiError, AtQuery, PageQuery, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
 import { withoutInternals } from '#des/projections';
 import type { Doc, ReadStore } from '#des/read-store';
-import { REPOS, repoId } from './repos.projection';
+import { REPOS, repoId, reposProjection } from './repos.projection';
 
 const repoView = (doc: Doc) => ({ ...withoutInternals(doc), tags: tagsOf(doc.tags) });
 
@@ -21,12 +21,14 @@ export class ReposController {
 
   /** Repositories come from their own streams and from the trails that name them. */
   private readsAt(org: string, at: number | undefined): Promise<ReadStore> {
-    return this.history.readsFor(at, { prefixes: [`repo-${org}/`, `trail-${org}/`] });
+    return this.history.readsFor(at, { org, projections: [reposProjection] });
   }
 
   @Get(':org')
   @Requires('reader')
-  @ApiOkResponse({ description: '{repos, page, per_page, total_pages, total_count} (the Kosli CLI reads this page)' })
+  @ApiOkResponse({
+    description: '{repos, page, per_page, total_pages, total_count} (the Kosli CLI reads this page)',
+  })
   async list(@Param('org') org: string, @Query() { at, page = 1, per_page: perPage = 20 }: PageQuery) {
     const reads = await this.readsAt(org, at);
     const collection = reads.collection(REPOS);

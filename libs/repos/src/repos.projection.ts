@@ -26,6 +26,8 @@ function registered(org: string, repo: RepoInfo | null): DocWrite[] {
  */
 export const reposProjection: Projection = {
   name: 'repos',
+  // A repository is named by the trails that report it, and tagged through its own stream.
+  sources: (org) => ({ prefixes: [`repo-${org}/`, `trail-${org}/`] }),
   collections: [{ name: REPOS, indexes: [{ name: 'by_org', keys: { org: 1, name: 1 } }] }],
   project(stored) {
     const tagged = aggregateEvent<RepoEvent>(stored, 'repo');

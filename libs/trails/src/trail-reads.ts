@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError, READ_STORE, ReadModelsAt } from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
-import { flowNamed, flowStream, type FlowTemplate } from '#des/flows';
+import { flowNamed, flowsProjection, type FlowTemplate } from '#des/flows';
 import { TrailTimeMachine } from './trail-time-machine';
 import type { TrailView } from './trail.view';
 import { trailNamed } from './trails.queries';
+import { trailsProjection } from './trails.projection';
 
 /** What the trails feature's controllers read: a flow, a trail now or at an instant, a flow's read models at an instant. */
 @Injectable()
@@ -17,10 +18,7 @@ export class TrailReads {
 
   /** A flow's trails and artifacts now, or (`at`) as its streams made them up to that instant. */
   flowReadsAt(org: string, flow: string, at: number | undefined): Promise<ReadStore> {
-    return this.history.readsFor(at, {
-      streams: [flowStream(org, flow)],
-      prefixes: [`trail-${org}/${flow}/`],
-    });
+    return this.history.readsFor(at, { org, projections: [flowsProjection, trailsProjection], within: flow });
   }
 
   async flow(

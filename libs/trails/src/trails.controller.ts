@@ -15,12 +15,12 @@ import {
 import { docReads } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
-import { flowsNamed, flowsOf, flowStream, type FlowTemplate } from '#des/flows';
+import { flowsNamed, flowsOf, flowsProjection, type FlowTemplate } from '#des/flows';
 import { ChangeTrail } from './trail.commands';
 import { TrailReads } from './trail-reads';
 import { trailAsShown, trailCompliance, TrailView } from './trail.view';
 import { PutTrailDto, TrailsQuery } from './trails.dto';
-import { TRAILS } from './trails.projection';
+import { TRAILS, trailsProjection } from './trails.projection';
 import { TrailTimelineQuery } from './trail-timeline.query';
 import { timelinePage } from './trail-timeline';
 
@@ -73,12 +73,11 @@ export class TrailsController {
     description: '{data: [trail with compliance_state], pagination: {page, page_count, total}}',
   })
   async listOrganizationTrails(@Param('org') org: string, @Query() query: TrailsQuery) {
-    const reads = await this.history.readsFor(
-      query.at,
-      query.flow
-        ? { streams: [flowStream(org, query.flow)], prefixes: [`trail-${org}/${query.flow}/`] }
-        : { prefixes: [`flow-${org}/`, `trail-${org}/`] },
-    );
+    const reads = await this.history.readsFor(query.at, {
+      org,
+      projections: [flowsProjection, trailsProjection],
+      within: query.flow,
+    });
     const flows = query.flow
       ? await flowsNamed(docReads(reads), org, [query.flow])
       : await flowsOf(docReads(reads), org);

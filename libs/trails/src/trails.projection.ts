@@ -31,6 +31,8 @@ export function trailOf(stream: string): { org: string; flow: string; trail: str
  */
 export const trailsProjection: Projection = {
   name: 'trails',
+  // `within` a flow: its trails.
+  sources: (org, flow) => ({ prefixes: [flow ? `trail-${org}/${flow}/` : `trail-${org}/`] }),
   collections: [
     { name: TRAILS, indexes: [{ name: 'by_flow', keys: { org: 1, flow: 1, created_at: -1 } }] },
     // Pages are read by _id (trail and seq); this one serves a trail's whole timeline in order.
