@@ -3,7 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { EventStore, Following, SqliteEventStore } from '#des/event-store';
 import { InProcessJobs } from '#des/jobs';
-import { loadConfig, Metrics, PlatformRuntime, PROJECTOR_LEASE } from '#des/platform';
+import {
+  CommandExecutor,
+  EventLogQuota,
+  loadConfig,
+  Metrics,
+  PlatformRuntime,
+  PROJECTOR_LEASE,
+  ReadModelProgress,
+  TenantSources,
+} from '#des/platform';
 import { CHECKPOINTS, Lease, streamStatsProjection } from '#des/projections';
 import { MongoReadStore, ReadStore } from '#des/read-store';
 import { Engine, mongoEngine, uniqueName } from './support/engines';
@@ -79,6 +88,8 @@ describe('projector process: lease renewals while a start is slow', () => {
       MONGODB_DATABASE: database,
       DES_PROJECTOR_LEASE_MS: '300',
     });
+    const metrics = new Metrics();
+    const progress = new ReadModelProgress();
     const runtime = new PlatformRuntime(
       config,
       'projector',
@@ -87,7 +98,15 @@ describe('projector process: lease renewals while a start is slow', () => {
       new InProcessJobs(),
       [streamStatsProjection],
       [],
-      new Metrics(),
+      metrics,
+      new CommandExecutor(
+        events,
+        progress,
+        config,
+        metrics,
+        new EventLogQuota(new TenantSources(config), metrics),
+      ),
+      progress,
     );
 
     // Another projector holds the lease at first: this one waits, renewing its claim.

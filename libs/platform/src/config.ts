@@ -61,6 +61,8 @@ export interface Config {
   tenantPrograms: TenantProgramsConfig;
   /** Server mode: queries one organization may have in flight at the read-model server from one process (ADR 0017). */
   orgConcurrentReads: number;
+  /** Fault injection for the crash tests (`DES_FAULT_KILL_AFTER_WRITES`): SIGKILL this process after N read-model writes. */
+  faultKillAfterWrites?: number;
 }
 
 /** Delivery of action notifications. */
@@ -129,7 +131,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tenantLimits: tenantLimitDefaults(env),
     tenantPrograms: tenantProgramsConfig(env),
     orgConcurrentReads: Number(env.DES_ORG_CONCURRENT_READS ?? 8),
+    faultKillAfterWrites: positiveInteger(env.DES_FAULT_KILL_AFTER_WRITES),
   };
+}
+
+function positiveInteger(setting: string | undefined): number | undefined {
+  const n = Number(setting);
+  return setting && Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
 /** KURRENTDB_URL, or EVENT_STORE_URL as `kurrentdb://…`/`esdb://…` or `sqlite:<path>`; default a SQLite file. */

@@ -6,6 +6,7 @@ export { AttachmentStore } from './attachment-store';
 export { runBackgroundProcess } from './background-process';
 export { STORED_YAML, YAML_LIMITS, YamlRefusal, parseBoundedYaml, type YamlLimits } from './bounded-yaml';
 export { codeFingerprint } from './code-fingerprint';
+export { EventLogQuota } from './event-log-quota';
 export { CommandExecutor, type ExecuteOptions } from './command-executor';
 export { loadConfig, runs, type ActionsConfig, type Config, type Role } from './config';
 export { ApiCreatedOrUpdated } from './created-or-updated';
@@ -43,6 +44,7 @@ export {
 } from './tenant-limits';
 export { type TenantProgramsConfig } from './tenant-programs';
 export { TenantSources } from './tenant-sources';
+export { ReadModelProgress } from './read-model-progress';
 export { TokenBuckets } from './token-buckets';
 export { CONFIG, EVENT_STORE, JOBS, PROJECTION_PROGRESS, READ_STORE } from './tokens';
 export { UploadAdmission } from './upload-admission';

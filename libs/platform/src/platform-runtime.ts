@@ -1,12 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-  Optional,
-} from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { EventStore } from '#des/event-store';
 import type { Jobs } from '#des/jobs';
 import {
@@ -26,6 +18,7 @@ import { AggregateCommand } from './aggregate-command';
 import { CommandExecutor } from './command-executor';
 import { Config, Role, runs } from './config';
 import { Metrics } from './metrics';
+import { ReadModelProgress } from './read-model-progress';
 import { SavedReadModels } from './saved-read-models';
 import { CONFIG, EVENT_STORE, JOBS, READ_STORE, ROLE } from './tokens';
 
@@ -73,8 +66,8 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
     @Inject(PROJECTIONS) projections: Projection[],
     @Inject(REACTIONS) reactions: Reaction[],
     private readonly metrics: Metrics,
-    /** Absent outside a Nest application (a bare runtime's reactions execute no command). */
-    @Optional() private readonly moduleRef?: ModuleRef,
+    private readonly executor: CommandExecutor,
+    readModelProgress: ReadModelProgress,
   ) {
     this.checkpointNames = [...projections.map((p) => p.name), ...reactions.map((r) => `reaction:${r.name}`)];
     if (runs(role, 'projector')) {
@@ -105,7 +98,7 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
           reads.kind === 'memory'
             ? reactionCheckpointFile(join(config.dataDir, 'reaction-checkpoints.json'))
             : undefined,
-        afterWrite: crashAfterWrites(process.env.DES_FAULT_KILL_AFTER_WRITES),
+        afterWrite: crashAfterWrites(config.faultKillAfterWrites),
         onFailure: (failure) => metrics.projectionFailures.inc({ projection: failure.projection }),
         onBatchApplied: (last) => this.saved?.batchApplied(last),
       });
@@ -119,22 +112,22 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
         projections.map((p) => p.name),
       );
     }
+    readModelProgress.plug(this.progress);
   }
 
   /**
-   * A reaction's command, on the executor itself (the executor needs the
-   * projector's progress, so it is looked up when first used): the write
-   * never waits for the read models, which this very projector applies.
+   * A reaction's command, on the command path: the write never waits for the
+   * read models, which this very projector applies.
    */
   private executeForReaction(command: object): Promise<unknown> {
     if (!(command instanceof AggregateCommand)) {
       throw new Error(`a reaction may only execute aggregate commands, not ${command.constructor.name}`);
     }
-    if (!this.moduleRef) throw new Error('reactions execute commands only inside the Nest application');
     const c = command as AggregateCommand<unknown, unknown, never>;
-    return this.moduleRef
-      .get(CommandExecutor)
-      .execute(c.stream, c.decider, c.command, c.metadata, { ...c.options, awaitReadModels: false });
+    return this.executor.execute(c.stream, c.decider, c.command, c.metadata, {
+      ...c.options,
+      awaitReadModels: false,
+    });
   }
 
   /**
@@ -256,10 +249,9 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
   }
 }
 
-/** Fault injection for the crash test: SIGKILL this process after N read-model writes. */
-function crashAfterWrites(setting: string | undefined): (() => void) | undefined {
-  const limit = Number(setting);
-  if (!setting || !Number.isInteger(limit) || limit <= 0) return undefined;
+/** Fault injection for the crash test: SIGKILL this process after `limit` read-model writes. */
+function crashAfterWrites(limit: number | undefined): (() => void) | undefined {
+  if (!limit) return undefined;
   let writes = 0;
   return () => {
     if (++writes >= limit) process.kill(process.pid, 'SIGKILL');

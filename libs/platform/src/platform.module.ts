@@ -13,6 +13,7 @@ import { Config, Role } from './config';
 import { openEngines } from './engines';
 import { HealthController } from './health.controller';
 import { Metrics } from './metrics';
+import { ReadModelProgress } from './read-model-progress';
 import { PROJECTIONS, PlatformRuntime, REACTIONS } from './platform-runtime';
 import { CONFIG, EVENT_STORE, JOBS, PROJECTION_PROGRESS, READ_STORE, ROLE } from './tokens';
 import { TENANT_LIMITS, TENANT_USAGE } from './tenant-limits';
@@ -55,11 +56,8 @@ export class PlatformModule {
         { provide: JOBS, useFactory: (e: Engines) => e.jobs, inject: [ENGINES] },
         Metrics,
         PlatformRuntime,
-        {
-          provide: PROJECTION_PROGRESS,
-          useFactory: (r: PlatformRuntime) => r.progress,
-          inject: [PlatformRuntime],
-        },
+        ReadModelProgress,
+        { provide: PROJECTION_PROGRESS, useExisting: ReadModelProgress },
         CommandExecutor,
         AggregateCommandHandler,
         ReadModelsAt,
