@@ -18,6 +18,7 @@ import { AggregateCommand } from './aggregate-command';
 import { CommandExecutor } from './command-executor';
 import { Config, Role, runs } from './config';
 import { Metrics } from './metrics';
+import { ProjectorLifecycle } from './projector-lifecycle';
 import { ReadModelProgress } from './read-model-progress';
 import { SavedReadModels } from './saved-read-models';
 import { CONFIG, EVENT_STORE, JOBS, READ_STORE, ROLE } from './tokens';
@@ -26,32 +27,19 @@ export const PROJECTIONS = Symbol('PROJECTIONS');
 export const REACTIONS = Symbol('REACTIONS');
 /** The lease the projector process holds while it applies events (the CLI's rebuild takes it too). */
 export const PROJECTOR_LEASE = 'projector';
-const CATCH_UP_PROGRESS_MS = 5000;
 
 /**
  * Owns the engines' lifecycle and, in processes that play the projector role,
- * the projector: in-process (embedded, caught up before the API listens) or
- * behind a lease in the shared read store (server mode), so exactly one
- * instance applies the projections.
+ * the projector: made here (with its reactions' command path and the saved
+ * read models of embedded mode), started and stopped by `ProjectorLifecycle`.
  */
 @Injectable()
 export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('projector');
   readonly progress: ProjectionProgress;
   private readonly projector?: Projector;
-  private lease?: Lease;
-  private leaseTimer?: NodeJS.Timeout;
-  /**
-   * idle → starting → projecting → stopping → idle. Only a lease check that
-   * finds the projector idle starts it, so a slow start never gets a second
-   * one beside it; losing the lease while starting stops it once started.
-   */
-  private state: 'idle' | 'starting' | 'projecting' | 'stopping' = 'idle';
-  /** The start or stop under way (resolved when none). */
-  private transition: Promise<void> = Promise.resolve();
-  /** A lease check is under way: a tick that comes meanwhile is skipped. */
-  private checking = false;
-  private closing = false;
+  /** Starts and stops the projector, under the lease in server mode. */
+  private readonly lifecycle?: ProjectorLifecycle;
   /** Checkpoint names of this process's projections and reactions. */
   private readonly checkpointNames: string[];
   /** Embedded mode: the in-memory read models saved across restarts. */
@@ -103,6 +91,7 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
         onBatchApplied: (last) => this.saved?.batchApplied(last),
       });
       this.progress = this.projector;
+      this.lifecycle = new ProjectorLifecycle(this.projector, events, metrics, this.logger);
     } else if (role === 'cli') {
       // One-off commands read nothing back; the running service's projector picks their events up.
       this.progress = { waitFor: async () => true };
@@ -148,101 +137,20 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.projector) return;
+    if (!this.lifecycle) return;
     if (this.reads.kind === 'memory') {
       if (this.saved && this.config.readModelsSaveMs > 0) await this.saved.load();
-      await this.startProjecting();
+      await this.lifecycle.startProjecting();
       this.saved?.caughtUp();
       return;
     }
-    this.lease = new Lease(this.reads, PROJECTOR_LEASE, this.config.projectorLeaseMs);
-    await this.holdLease();
-    // Renewals go on while the first catch-up runs, however long it takes.
-    this.leaseTimer = setInterval(() => void this.holdLease(), this.config.projectorLeaseMs / 3);
-    await this.transition;
-  }
-
-  private async startProjecting(): Promise<void> {
-    this.state = 'starting';
-    try {
-      await this.projector!.start();
-    } catch (error) {
-      await this.projector!.stop();
-      if (this.state === 'starting') this.state = 'idle';
-      throw error;
-    }
-    if (this.state !== 'starting') return; // the lease was lost meanwhile: stopProjecting() stops it
-    this.state = 'projecting';
-    const progress = await this.catchUpProgress();
-    try {
-      await this.projector!.catchUp();
-    } catch (error) {
-      if (this.state !== 'projecting') return; // stopped while catching up
-      throw error;
-    } finally {
-      clearInterval(progress);
-    }
-    this.metrics.projectorPosition.set(this.projector!.position);
-    this.logger.log(`read models caught up to log position ${this.projector!.position}`);
-  }
-
-  /** A progress line every few seconds while a long catch-up (a rebuild) runs. */
-  private async catchUpProgress(): Promise<NodeJS.Timeout> {
-    const head = (await this.events.head()).position;
-    const timer = setInterval(() => {
-      this.logger.log(`read models catching up: log position ${this.projector!.position} of ${head}`);
-    }, CATCH_UP_PROGRESS_MS);
-    timer.unref();
-    return timer;
-  }
-
-  private async stopProjecting(): Promise<void> {
-    this.state = 'stopping';
-    try {
-      await this.projector!.stop(); // after the start under way, if any
-    } finally {
-      this.state = 'idle';
-    }
-  }
-
-  /** Takes or renews the lease; starts the projector when it is idle and held, stops it when lost. */
-  /** Whether "standing by" was logged since the lease was last held (said once, not every check). */
-  private waitingSaid = false;
-
-  private async holdLease(): Promise<void> {
-    if (this.checking) return;
-    this.checking = true;
-    try {
-      const held = await this.lease!.acquire();
-      if (!held && this.state === 'idle' && !this.waitingSaid) {
-        this.waitingSaid = true;
-        this.logger.log('projector lease held by another instance; standing by');
-      }
-      if (held) this.waitingSaid = false;
-      if (held && this.state === 'idle' && !this.closing) {
-        this.transition = this.startProjecting().catch((error: unknown) =>
-          this.logger.error({ err: error }, 'projector start failed; retried at the next lease check'),
-        );
-      } else if (!held && (this.state === 'starting' || this.state === 'projecting')) {
-        this.logger.warn('projector lease lost; stopping');
-        this.transition = this.stopProjecting().catch((error: unknown) =>
-          this.logger.error({ err: error }, 'projector stop failed'),
-        );
-      }
-    } catch (error) {
-      this.logger.error({ err: error }, 'projector lease check failed');
-    } finally {
-      this.checking = false;
-    }
+    const leaseMs = this.config.projectorLeaseMs;
+    await this.lifecycle.runUnderLease(new Lease(this.reads, PROJECTOR_LEASE, leaseMs), leaseMs);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.closing = true;
-    if (this.leaseTimer) clearInterval(this.leaseTimer);
-    if (this.projector) await this.stopProjecting(); // a start under way ends first, then stops
-    await this.transition;
+    await this.lifecycle?.close();
     await this.saved?.close();
-    await this.lease?.release().catch(() => undefined);
     await this.jobs.close();
     await this.reads.close();
     await this.events.close();
