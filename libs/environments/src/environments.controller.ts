@@ -21,7 +21,7 @@ import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
 import { parseSnapshotRef, SNAPSHOT_REF_PATTERN, snapshotIndex, snapshotInterval } from './snapshot-ref';
 import { environmentView } from './environment-view';
-import { assessRunning } from './running-assessment';
+import { assessReport } from './running-assessment';
 import {
   AuditLogQuery,
   DeploymentsQuery,
@@ -149,13 +149,7 @@ export class EnvironmentsController {
           kind: 'report',
           name: env,
           reportType: 'K8S',
-          artifacts: await assessRunning(
-            docReads(this.reads),
-            org,
-            ((await this.reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, env) }))
-              ?.policies as string[] | undefined) ?? [],
-            runningArtifacts(parsed.pods),
-          ),
+          artifacts: await assessReport(docReads(this.reads), org, env, runningArtifacts(parsed.pods)),
           pods: parsed.pods.length,
         },
         requestMetadata(req),

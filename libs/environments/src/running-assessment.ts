@@ -2,6 +2,7 @@ import { tagsOf } from '#des/kernel';
 import { type ArtifactFacts, judgeArtifact, latestPolicies, type NamedPolicy } from '#des/policies';
 import type { DocReads } from '#des/read-store';
 import { type AttestationView, commitOf, provenanceOf, type ReportProvenance } from '#des/trails';
+import { environmentNamed } from './environments.queries';
 import type { Provenance, RunningArtifact } from './k8s-report';
 
 /**
@@ -21,6 +22,17 @@ export async function assessRunning(
   const traced = await trace(reads, org, running);
   if (policyNames.length === 0 || running.length === 0) return traced.running;
   return judgeRunning(await latestPolicies(reads, org, policyNames), traced);
+}
+
+/** A new running set of environment `env`, assessed by the policies attached to it now. */
+export async function assessReport(
+  reads: DocReads,
+  org: string,
+  env: string,
+  running: RunningArtifact[],
+): Promise<RunningArtifact[]> {
+  const environment = await environmentNamed(reads, org, env);
+  return assessRunning(reads, org, (environment?.policies as string[] | undefined) ?? [], running);
 }
 
 /** The running artifacts with their provenance, and the reports it was read from. */
