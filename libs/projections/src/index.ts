@@ -13,7 +13,8 @@ export {
   type ProjectionReads,
   type StreamSources,
 } from './projection';
-export { Projector, type ProjectionFailure } from './projector';
+export { type ProjectionFailure } from './projection-failure';
+export { Projector } from './projector';
 export { derivedId, reactionMetadata, type Reaction, type ReactionOutput } from './reaction';
 export { reactionCheckpointFile } from './reaction-checkpoint-file';
 export { streamStatsProjection } from './stream-stats.projection';

@@ -1,18 +1,14 @@
-import {
-  StoreUnavailableError,
-  TimeSlice,
-  WrongExpectedRevisionError,
-  type EventStore,
-  type Following,
-  type StoredEvent,
-} from '#des/event-store';
+import { TimeSlice, type EventStore, type Following, type StoredEvent } from '#des/event-store';
 import type { Doc, ReadStore } from '#des/read-store';
-import { PositionedWrite, applyAllOnce, applyOnce } from './guarded-write';
+import { applyAllOnce, applyOnce } from './guarded-write';
 import { BatchOverlay } from './batch-overlay';
 import { CHECKPOINTS, DocWrite, Projection, ProjectionReads, declareCollections } from './projection';
 import { POSITIONS, advancePositions, forgetPositions, positionsFrom } from './checkpoint-positions';
 import { ProjectionProgress, PositionWaiters } from './progress';
-import type { Reaction, ReactionEffects, ReactionOutput } from './reaction';
+import type { Reaction, ReactionEffects } from './reaction';
+import { attribute, CannotApply, isOutage, type ProjectionFailure } from './projection-failure';
+import { lanesByOrganization, LaneFailure, type PendingWrite, writeLanes } from './batch-lanes';
+import { OnceAppender } from './once-appender';
 
 export interface ProjectorLogger {
   log(message: string): void;
@@ -63,107 +59,10 @@ export interface ReactionCheckpointStore {
   flush?(): void;
 }
 
-/** A projection (or `reaction:<name>`) stopped by an event it cannot apply. */
-export interface ProjectionFailure {
-  projection: string;
-  /** Global position of the event. */
-  position: number;
-  eventType?: string;
-  eventId?: string;
-  error: string;
-  /** When it was stopped (ms since the epoch). */
-  at: number;
-}
-
 interface Checkpoint extends Doc {
   position?: number;
   /** Present while the projection is stopped by an event it could not apply. */
   failed?: ProjectionFailure;
-}
-
-/** A projection's project() threw, or the read store refused one of its writes: not an outage. */
-class CannotApply extends Error {
-  constructor(
-    readonly projection: string,
-    readonly position: number,
-    cause: unknown,
-  ) {
-    super(
-      `${projection} cannot apply the event at log position ${position}: ${cause instanceof Error ? cause.message : String(cause)}`,
-      { cause },
-    );
-    this.name = 'CannotApply';
-  }
-}
-
-/** An engine that cannot be reached: the batch is retried, for every projection, until it is back. */
-function isOutage(error: unknown): boolean {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (e instanceof StoreUnavailableError) return true;
-  }
-  return false;
-}
-
-/** A failure as it is thrown out of project(): outages and known attributions as they are. */
-function attribute(error: unknown, projection: string, position: number): Error {
-  if (error instanceof CannotApply || isOutage(error)) return error as Error;
-  return new CannotApply(projection, position, error);
-}
-
-/** A projection write waiting to be flushed, with the projection it belongs to. */
-interface PendingWrite extends PositionedWrite {
-  projection: string;
-  /** The organization of the event that made it: its flush lane. */
-  lane: string;
-}
-
-/** Pending writes by lane, in order; all in one lane when a document is written in two. */
-function writeLanes(pending: PendingWrite[]): PendingWrite[][] {
-  const lanes = new Map<string, PendingWrite[]>();
-  const laneOf = new Map<string, string>();
-  for (const w of pending) {
-    const doc = `${w.write.collection}\u0000${w.write.id}`;
-    const seen = laneOf.get(doc);
-    if (seen !== undefined && seen !== w.lane) return pending.length ? [pending] : [];
-    laneOf.set(doc, w.lane);
-    const lane = lanes.get(w.lane);
-    if (lane) lane.push(w);
-    else lanes.set(w.lane, [w]);
-  }
-  return [...lanes.values()];
-}
-
-/** A lane of reactions stopped: how many reactions it got through, and why. */
-class LaneFailure {
-  constructor(
-    readonly through: number,
-    readonly position: number,
-    readonly error: Error,
-  ) {}
-}
-
-/** A batch's events by organization, each lane in log order (events of no organization in one lane). */
-function lanesByOrganization(batch: StoredEvent[]): Map<string, StoredEvent[]> {
-  const lanes = new Map<string, StoredEvent[]>();
-  for (const event of batch) {
-    const org = typeof event.metadata.org === 'string' ? event.metadata.org : '';
-    const lane = lanes.get(org);
-    if (lane) lane.push(event);
-    else lanes.set(org, [event]);
-  }
-  return lanes;
-}
-
-/** A reaction's append lost a race with another writer of its target stream this many times in a row: the batch fails (and is retried). */
-const REACTION_APPEND_ATTEMPTS = 10;
-/** Target streams whose revision and event ids are kept (least recently used dropped first). */
-const STREAM_CACHE_SIZE = 5000;
-
-/** What the projector knows of a stream a reaction appends to. */
-interface KnownStream {
-  /** Revision of its last event; -1: no stream. */
-  revision: number;
-  ids: Set<string>;
 }
 
 /**
@@ -189,6 +88,7 @@ export class Projector implements ProjectionProgress {
     private readonly options: ProjectorOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 500;
+    this.appender = new OnceAppender(events);
     // A projection that reads sees every write before it: a document through the batch's
     // overlay (no flush); a query after the pending writes are flushed.
     this.reads = {
@@ -339,6 +239,8 @@ export class Projector implements ProjectionProgress {
 
   private pending: PendingWrite[] = [];
   private readonly overlay = new BatchOverlay();
+  /** Reactions' fixed events, appended once each. */
+  private readonly appender: OnceAppender;
   /** A batch gives the event loop a turn every 10 ms of its work (ADR 0008). */
   private readonly slice = new TimeSlice();
 
@@ -523,7 +425,7 @@ export class Projector implements ProjectionProgress {
         await this.slice.turn();
         try {
           for (const output of await reaction.react(event, this.reads, this.effects)) {
-            if (output.events.length) await this.appendOnce(output);
+            if (output.events.length) await this.appender.appendOnce(output);
           }
         } catch (error) {
           throw new LaneFailure(index, event.position, attribute(error, key, event.position));
@@ -553,8 +455,6 @@ export class Projector implements ProjectionProgress {
     }
   }
 
-  private readonly streams = new Map<string, KnownStream>();
-
   private readonly effects: ReactionEffects = {
     execute: (command) => {
       if (!this.options.effects) throw new Error('this projector was given no command path for reactions');
@@ -565,55 +465,6 @@ export class Projector implements ProjectionProgress {
       return this.options.effects.enqueue(queue, name, data, options);
     },
   };
-
-  /**
-   * The stream's revision and the ids of its events. Cached per stream; a
-   * load reads only the events after the cached revision (events are
-   * immutable, so what was read stays right when others append).
-   */
-  private async loadStream(stream: string): Promise<KnownStream> {
-    const cached = this.streams.get(stream);
-    const from = cached ? cached.revision + 1 : 0;
-    const newer = await this.events.readStream(stream, { fromRevision: from });
-    const known = cached ?? { revision: -1, ids: new Set<string>() };
-    for (const e of newer) known.ids.add(e.id);
-    known.revision = from + newer.length - 1;
-    this.streams.delete(stream);
-    this.streams.set(stream, known);
-    if (this.streams.size > STREAM_CACHE_SIZE) this.streams.delete(this.streams.keys().next().value!);
-    return known;
-  }
-
-  /**
-   * Appends a reaction's events that its target stream does not hold yet,
-   * with the exact expected revision: KurrentDB de-duplicates event ids
-   * reliably only then (with `any`, best effort), so a replay after a crash
-   * must never rely on it. A lost race reloads the stream and tries again.
-   */
-  private async appendOnce(output: ReactionOutput): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const known = await this.loadStream(output.stream);
-      const fresh = output.events.filter((e) => !known.ids.has(e.id));
-      if (fresh.length === 0) return;
-      try {
-        const appended = await this.events.append(
-          output.stream,
-          fresh,
-          known.revision < 0 ? 'no_stream' : known.revision,
-        );
-        // Only if nobody else moved the stream meanwhile is the cache still complete.
-        if (appended.nextRevision === known.revision + fresh.length) {
-          for (const e of fresh) known.ids.add(e.id);
-          known.revision = appended.nextRevision;
-        }
-        return;
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= REACTION_APPEND_ATTEMPTS)
-          throw error;
-        await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
-      }
-    }
-  }
 
   private async project(batch: StoredEvent[]): Promise<void> {
     this.overlay.clear();
