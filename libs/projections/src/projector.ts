@@ -7,8 +7,8 @@ import { POSITIONS, advancePositions, forgetPositions, positionsFrom } from './c
 import { ProjectionProgress, PositionWaiters } from './progress';
 import type { Reaction, ReactionEffects } from './reaction';
 import { attribute, CannotApply, isOutage, type ProjectionFailure } from './projection-failure';
-import { lanesByOrganization, LaneFailure, type PendingWrite, writeLanes } from './batch-lanes';
-import { OnceAppender } from './once-appender';
+import { type PendingWrite, writeLanes } from './batch-lanes';
+import { ReactionRunner } from './reaction-runner';
 
 export interface ProjectorLogger {
   log(message: string): void;
@@ -88,7 +88,7 @@ export class Projector implements ProjectionProgress {
     private readonly options: ProjectorOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 500;
-    this.appender = new OnceAppender(events);
+    this.reactions = new ReactionRunner(options.reactions ?? [], events, options.effects, this.slice);
     // A projection that reads sees every write before it: a document through the batch's
     // overlay (no flush); a query after the pending writes are flushed.
     this.reads = {
@@ -239,8 +239,8 @@ export class Projector implements ProjectionProgress {
 
   private pending: PendingWrite[] = [];
   private readonly overlay = new BatchOverlay();
-  /** Reactions' fixed events, appended once each. */
-  private readonly appender: OnceAppender;
+  /** Runs the reactions over a batch. */
+  private readonly reactions: ReactionRunner;
   /** A batch gives the event loop a turn every 10 ms of its work (ADR 0008). */
   private readonly slice = new TimeSlice();
 
@@ -316,9 +316,9 @@ export class Projector implements ProjectionProgress {
   private async apply(batch: StoredEvent[], live: boolean): Promise<void> {
     for (;;) {
       try {
-        if (live) await this.react(batch, this.reactionsBefore);
+        if (live) await this.react(batch, this.reactions.before);
         await this.project(batch);
-        if (live) await this.react(batch, this.reactionsAfter);
+        if (live) await this.react(batch, this.reactions.after);
         this.attempts.clear();
         return;
       } catch (error) {
@@ -362,49 +362,27 @@ export class Projector implements ProjectionProgress {
     this.options.onFailure?.(failure);
   }
 
-  /** Reactions that read no read model: they run before the batch's projections. */
-  private get reactionsBefore(): Reaction[] {
-    return (this.options.reactions ?? []).filter((r) => r.needsReadModels === false);
-  }
-
-  /** Reactions that see the read models as of the end of the batch. */
-  private get reactionsAfter(): Reaction[] {
-    return (this.options.reactions ?? []).filter((r) => r.needsReadModels !== false);
-  }
-
   /**
-   * Runs reactions over a batch, in lanes: each organization's events go
-   * through the reactions in order (reaction by reaction, each in log order),
-   * organizations side by side, so one organization's slow reactions (a
-   * fan-out of a hundred appends or enqueues) do not hold another's. Their
-   * appends are idempotent by event id, their jobs by job id, their commands
-   * decided against the stream: a batch retried after a failure repeats
-   * nothing. A reaction's checkpoint moves once every lane got through it.
+   * Runs reactions over a batch (`ReactionRunner`: in lanes, one per
+   * organization) and moves the checkpoints of those every lane got through.
    */
   private async react(batch: StoredEvent[], reactions: Reaction[]): Promise<void> {
     const running = reactions.filter((r) => !this.failed.has(`reaction:${r.name}`));
     if (running.length === 0) return;
     const last = batch[batch.length - 1].position;
-    const outcomes = await Promise.allSettled(
-      [...lanesByOrganization(batch).values()].map((events) => this.reactInLane(events, running)),
+    const { through, failure } = await this.reactions.run(
+      batch,
+      running,
+      this.reads,
+      (key) => this.checkpoints.get(key) ?? 0,
     );
-    let through = running.length;
-    let failure: LaneFailure | undefined;
-    for (const outcome of outcomes) {
-      if (outcome.status === 'fulfilled') continue;
-      const reason = outcome.reason as unknown;
-      if (!(reason instanceof LaneFailure)) throw reason;
-      through = Math.min(through, reason.through);
-      if (!failure || reason.position < failure.position) failure = reason;
-    }
-    const advanced = running
-      .slice(0, through)
+    const advanced = through
       .map((r) => `reaction:${r.name}`)
       .filter((key) => (this.checkpoints.get(key) ?? 0) < last);
     if (failure) {
       // The failure is what the caller hears of; those that got through keep their progress if they can.
       await this.advanceCheckpoints(advanced, last).catch(() => undefined);
-      throw failure.error;
+      throw failure;
     }
     await this.advanceCheckpoints(advanced, last);
     const all = this.options.reactions ?? [];
@@ -413,25 +391,6 @@ export class Projector implements ProjectionProgress {
         all.map((r) => [`reaction:${r.name}`, this.checkpoints.get(`reaction:${r.name}`) ?? 0]),
       ),
     );
-  }
-
-  /** One organization's events of a batch through the reactions, in order. */
-  private async reactInLane(events: StoredEvent[], reactions: Reaction[]): Promise<void> {
-    for (const [index, reaction] of reactions.entries()) {
-      const key = `reaction:${reaction.name}`;
-      const done = this.checkpoints.get(key) ?? 0;
-      for (const event of events) {
-        if (event.position <= done) continue;
-        await this.slice.turn();
-        try {
-          for (const output of await reaction.react(event, this.reads, this.effects)) {
-            if (output.events.length) await this.appender.appendOnce(output);
-          }
-        } catch (error) {
-          throw new LaneFailure(index, event.position, attribute(error, key, event.position));
-        }
-      }
-    }
   }
 
   /** Checkpoints whose document records a failure, to be cleared once they move on. */
@@ -454,17 +413,6 @@ export class Projector implements ProjectionProgress {
       this.checkpoints.set(key, last);
     }
   }
-
-  private readonly effects: ReactionEffects = {
-    execute: (command) => {
-      if (!this.options.effects) throw new Error('this projector was given no command path for reactions');
-      return this.options.effects.execute(command);
-    },
-    enqueue: (queue, name, data, options) => {
-      if (!this.options.effects) throw new Error('this projector was given no job queue for reactions');
-      return this.options.effects.enqueue(queue, name, data, options);
-    },
-  };
 
   private async project(batch: StoredEvent[]): Promise<void> {
     this.overlay.clear();
