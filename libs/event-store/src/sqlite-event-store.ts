@@ -442,6 +442,6 @@ function toStored(row: Row): StoredEvent {
     metadata: JSON.parse(row.metadata) as StoredEvent['metadata'],
     recordedAt: row.recorded_at,
     ...(row.hash ? { hash: row.hash } : {}),
-    size: Buffer.byteLength(row.data, 'utf8') + Buffer.byteLength(row.metadata, 'utf8') + 2 * row.type.length,
+    size: serializedAppendSize([row]),
   };
 }

@@ -11,7 +11,7 @@ import type { ProjectionProgress } from '#des/projections';
 import { DomainError } from '#des/kernel';
 import type { Config } from './config';
 import type { Decider, DomainEvent } from '#des/kernel';
-import { EventLogQuota, type QuotaRoom } from './event-log-quota';
+import { EventLogQuota, type QuotaRoom, UNLIMITED_ROOM } from './event-log-quota';
 import { AttemptTag, IdempotentAttempt, idempotentAttempts } from './idempotent-attempt';
 import { Metrics } from './metrics';
 import { CONFIG, EVENT_STORE, PROJECTION_PROGRESS } from './tokens';
@@ -37,7 +37,6 @@ export interface ExecuteOptions {
 }
 
 const MAX_ATTEMPTS = 10;
-const NO_QUOTA: QuotaRoom = { admit: () => undefined, release: () => undefined };
 /** Folded aggregate states kept per decider (least recently used dropped first). */
 const STATE_CACHE_SIZE = 5000;
 
@@ -196,7 +195,7 @@ export class CommandExecutor {
    */
   private quotaRoom(events: EventToAppend[], options: ExecuteOptions): Promise<QuotaRoom> {
     const { org, actor } = events[0].metadata;
-    if (!org || actor?.kind === 'system' || options.standalone) return Promise.resolve(NO_QUOTA);
+    if (!org || actor?.kind === 'system' || options.standalone) return Promise.resolve(UNLIMITED_ROOM);
     return this.quota.room(org);
   }
 

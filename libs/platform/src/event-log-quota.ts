@@ -25,7 +25,7 @@ export class EventLogQuota {
    */
   async room(org: string): Promise<QuotaRoom> {
     const { eventLogBytes: quota } = await this.tenants.limitsFor(org);
-    if (quota === 0) return UNLIMITED;
+    if (quota === 0) return UNLIMITED_ROOM;
     const { eventLogBytes: used } = await this.tenants.usageOf(org);
     let held = 0;
     return {
@@ -55,4 +55,5 @@ export interface QuotaRoom {
   release(): void;
 }
 
-const UNLIMITED: QuotaRoom = { admit: () => undefined, release: () => undefined };
+/** Room for any write: what an organization without a quota, and the service's own writes, get. */
+export const UNLIMITED_ROOM: QuotaRoom = { admit: () => undefined, release: () => undefined };

@@ -6,7 +6,6 @@ import {
   CheckpointPoller,
   Lease,
   ProjectionFailure,
-  ProjectionProgress,
   Projection,
   Projector,
   Reaction,
@@ -36,7 +35,6 @@ export const PROJECTOR_LEASE = 'projector';
 @Injectable()
 export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('projector');
-  readonly progress: ProjectionProgress;
   private readonly projector?: Projector;
   /** Starts and stops the projector, under the lease in server mode. */
   private readonly lifecycle?: ProjectorLifecycle;
@@ -90,18 +88,19 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
         onFailure: (failure) => metrics.projectionFailures.inc({ projection: failure.projection }),
         onBatchApplied: (last) => this.saved?.batchApplied(last),
       });
-      this.progress = this.projector;
+      readModelProgress.plug(this.projector);
       this.lifecycle = new ProjectorLifecycle(this.projector, events, metrics, this.logger);
     } else if (role === 'cli') {
       // One-off commands read nothing back; the running service's projector picks their events up.
-      this.progress = { waitFor: async () => true };
+      readModelProgress.plug({ waitFor: async () => true });
     } else {
-      this.progress = new CheckpointPoller(
-        reads,
-        projections.map((p) => p.name),
+      readModelProgress.plug(
+        new CheckpointPoller(
+          reads,
+          projections.map((p) => p.name),
+        ),
       );
     }
-    readModelProgress.plug(this.progress);
   }
 
   /**
