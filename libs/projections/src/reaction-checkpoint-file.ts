@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ReactionCheckpointStore } from './projector';
+import type { ReactionCheckpointStore } from './projection-checkpoints';
 
 /** Most often the file is written while events come in (a write costs a rename on the event loop). */
 const MIN_INTERVAL_MS = 1000;
