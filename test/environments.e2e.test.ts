@@ -233,6 +233,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const rows = parse(res.text, { columns: true }) as Record<string, string>[];
       assert.deepEqual(Object.keys(rows[0]), [
         'timestamp',
+        'timestamp_iso',
         'event_type',
         'environment',
         'snapshot_index',
@@ -264,6 +265,12 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         ],
       );
       assert.ok(rows.every((r) => r.environment === 'prod' && Number(r.timestamp) > 1_700_000_000));
+      for (const r of rows) {
+        assert.match(r.timestamp_iso, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+        const micros =
+          Date.parse(r.timestamp_iso.slice(0, 19) + 'Z') * 1000 + Number(r.timestamp_iso.slice(20, 26));
+        assert.equal(micros, Math.round(Number(r.timestamp) * 1e6), 'the ISO column is the same instant');
+      }
       assert.ok(
         !res.text.includes(`,${INJECTION}`) && !res.text.includes(`"${INJECTION}`),
         'no cell starts with =',
@@ -293,6 +300,36 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         ),
         ['started web:2', 'exited web:1', 'started cache:7', 'exited db:5'],
       );
+      // The same bounds as ISO-8601 with an offset (here +02:00) name the same instants.
+      const iso = (at: number) => {
+        const micros = Math.round(at * 1e6);
+        const local = new Date(Math.floor(micros / 1000) + 2 * 3600_000).toISOString().slice(0, 19);
+        return encodeURIComponent(`${local}.${String(micros % 1_000_000).padStart(6, '0')}+02:00`);
+      };
+      assert.deepEqual(
+        (await csv(`from_timestamp=${iso(times[2])}&to_timestamp=${iso(times[6])}`)).map(
+          (r) => `${r.event_type} ${r.artifact_name}`,
+        ),
+        ['started web:2', 'exited web:1', 'started cache:7', 'exited db:5'],
+      );
+      for (const [q, name] of [
+        ['from_timestamp=yesterday', 'from_timestamp'],
+        ['to_timestamp=2026-11-23T18:44:00', 'to_timestamp'],
+        ['at=2026-13-01T00:00:00Z', 'at'],
+      ]) {
+        const refused = await t.http.get(`/api/v2/environments/acme/prod/auditlog?${q}`);
+        assert.deepEqual(
+          [refused.status, refused.body.message, refused.body.errors],
+          [
+            400,
+            'Input payload validation failed',
+            {
+              [name]: `${name} must be UNIX seconds (e.g. 1795459440) or an ISO-8601 date-time with an offset (e.g. 2026-11-23T18:44:00Z)`,
+            },
+          ],
+          q,
+        );
+      }
       assert.equal((await csv('flow_names=no provenance')).length, 12, 'no artifact has provenance yet');
       assert.equal((await csv('flow_names=checkout')).length, 0);
       assert.equal((await csv('repo_names=acme/web&event_types=started')).length, 0);

@@ -176,10 +176,28 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const snapshot = (await t.http.get('/api/v2/environments/acme/prod/snapshots/3')).body;
       const shop2 = snapshot.artifacts.find((a: { artifact_name: string }) => a.artifact_name === 'shop:2');
       assert.deepEqual(
-        [shop2.compliant, shop2.provenance.map((p: { flow: string; trail: string }) => [p.flow, p.trail])],
-        [true, [['shop', 'build-2']]],
+        [
+          shop2.compliant,
+          shop2.compliant_when_made,
+          shop2.provenance.trails.map((p: { flow: string; trail: string }) => [p.flow, p.trail]),
+        ],
+        [true, true, [['shop', 'build-2']]],
+      );
+      const cache = snapshot.artifacts.find((a: { artifact_name: string }) => a.artifact_name === 'cache:9');
+      assert.deepEqual(
+        [cache.compliant, cache.provenance],
+        [false, null],
+        'no provenance: every artifact has both keys',
       );
       assert.equal(snapshot.compliant, false, 'cache:9 and queue:3 have no provenance');
+      // The Kosli CLI's view of the same snapshot follows the same model.
+      const kosli = (await t.http.get('/api/v2/snapshots/acme/prod/3')).body;
+      const kosliShop2 = kosli.artifacts.find((a: { name: string }) => a.name === 'shop:2');
+      assert.deepEqual(
+        [kosliShop2.flow_name, kosliShop2.trail_name, kosliShop2.git_commit, kosliShop2.compliant],
+        ['shop', 'build-2', 'bbb222', true],
+      );
+      assert.equal(kosli.compliant, false);
     });
 
     it('a `changed` artifact keeps running, and its row names its commit, flow, trail and repository', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { isoMicros } from '#des/kernel';
 import { Mode, startApp, TestApp } from './support/app';
 import { Answer, answer, assertSameAsThen, clockPast, stepInstant, wallClock } from './support/time-travel';
 
@@ -124,8 +125,8 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       }
     });
 
-    it('addresses snapshots by -1, N, ~N and @<UNIX seconds>', async () => {
-      const index = async (ref: string, at?: number) => {
+    it('addresses snapshots by -1, N, ~N and @<UNIX seconds or ISO-8601>', async () => {
+      const index = async (ref: string, at?: number | string) => {
         const res = await t.http.get(
           `/api/v2/environments/acme/prod/snapshots/${ref}${at ? `?at=${at}` : ''}`,
         );
@@ -144,7 +145,27 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal(await index('-1', seen[6].at), 3, 'the latest as of an instant');
       assert.equal(await index('~1', seen[6].at), 2);
       assert.equal(await index(`@${seen[8].at}`, seen[3].at), 2, 'never past ?at=');
-      for (const bad of ['0', '-2', 'latest', '~', '@x', '1.5']) {
+      // ISO-8601 (with an offset, to the microsecond) names the same instants, in the reference and in ?at=.
+      const iso = (at: number) => encodeURIComponent(isoMicros(at));
+      assert.equal(await index(`@${iso(seen[3].at)}`), 2);
+      assert.equal(await index(`@${iso(seen[0].at)}`), 404);
+      assert.equal(await index('-1', iso(seen[6].at)), 3);
+      const [unix, isoAnswer] = await Promise.all(
+        [String(seen[6].at), iso(seen[6].at)].map((at) =>
+          t.http.get(`/api/v2/environments/acme/prod?at=${at}`),
+        ),
+      );
+      assert.deepEqual([isoAnswer.status, isoAnswer.body], [200, unix.body]);
+      for (const bad of [
+        '0',
+        '-2',
+        'latest',
+        '~',
+        '@x',
+        '1.5',
+        '@2026-11-23T18:44:00',
+        '@2026-02-30T00:00:00Z',
+      ]) {
         const res = await t.http.get(`/api/v2/environments/acme/prod/snapshots/${bad}`);
         assert.equal(res.status, 400, bad);
         assert.match(res.body.errors.index, /-1 \(the latest\), N, ~N/);

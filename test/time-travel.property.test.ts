@@ -144,6 +144,50 @@ const reads = (org: string, pdf: boolean) => [
   `/api/v2/controls/${org}/C1`,
 ];
 
+interface SnapshotAnswer {
+  index: number;
+  compliant: boolean;
+  compliant_when_made: boolean;
+  artifacts: { fingerprint: string; compliant: unknown; compliant_when_made: unknown; provenance: unknown }[];
+}
+
+/**
+ * The compliance model (docs/auditors.md), over the answers at one instant
+ * (which `?at=` then answers alike): `state` is the conjunction of `compliant`
+ * over the snapshot in force; every artifact has a boolean `compliant` and a
+ * `provenance` object or null; the latest snapshot's deployments carry its
+ * artifacts' compliance when made.
+ */
+function assertOneComplianceModel(answers: Answer[]): void {
+  const body = (suffix: string) => answers.find((a) => a.path.endsWith(suffix));
+  const environment = body('/live');
+  if (environment?.status !== 200) return;
+  const { state } = environment.body as { state: boolean };
+  const latest = body('/snapshots/-1')!;
+  if (latest.status !== 200) {
+    assert.equal(state, true, 'no snapshot yet: compliant');
+    return;
+  }
+  const snapshot = latest.body as SnapshotAnswer;
+  for (const a of snapshot.artifacts) {
+    assert.equal(typeof a.compliant, 'boolean', `${a.fingerprint}: compliant`);
+    assert.equal(typeof a.compliant_when_made, 'boolean', `${a.fingerprint}: compliant_when_made`);
+    assert.ok(a.provenance === null || typeof a.provenance === 'object', `${a.fingerprint}: provenance`);
+  }
+  const conjunction = snapshot.artifacts.every((a) => a.compliant === true);
+  assert.equal(snapshot.compliant, conjunction, 'the snapshot is compliant iff its artifacts are');
+  assert.equal(state, conjunction, 'state is the conjunction over the snapshot in force');
+  const deployments = (
+    body('/deployments?from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z')!.body as {
+      deployments: { fingerprint: string; snapshot_index: number; compliance: boolean }[];
+    }
+  ).deployments;
+  for (const d of deployments.filter((d) => d.snapshot_index === snapshot.index)) {
+    const artifact = snapshot.artifacts.find((a) => a.fingerprint === d.fingerprint)!;
+    assert.equal(d.compliance, artifact.compliant_when_made, 'a deployment is compliant as it started');
+  }
+}
+
 for (const mode of ['embedded', 'server'] as Mode[]) {
   describe(`time travel, as a property (${mode} mode)`, () => {
     let t: TestApp | undefined;
@@ -185,6 +229,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
               const at = await stepInstant(app);
               const answers = [];
               for (const path of reads(org, pdf)) answers.push(await answer(http, path));
+              assertOneComplianceModel(answers);
               seen.push({ at, answers });
             }
             await assertSameAsThen(http, seen);

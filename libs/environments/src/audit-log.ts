@@ -1,8 +1,11 @@
+import { isoMicros } from '#des/kernel';
 import type { Filter } from '#des/read-store';
 import type { AuditLogQuery } from './environments.dto';
 
 export const AUDIT_COLUMNS = [
   'timestamp',
+  /** The same instant as ISO-8601 UTC, to the microsecond. */
+  'timestamp_iso',
   'event_type',
   'environment',
   'snapshot_index',
@@ -59,5 +62,6 @@ export function safeCell(value: unknown): string | number {
 }
 
 export function csvRow(doc: Record<string, unknown>): (string | number)[] {
-  return AUDIT_COLUMNS.map((column) => safeCell(doc[column]));
+  const iso = typeof doc.timestamp === 'number' ? isoMicros(doc.timestamp) : '';
+  return AUDIT_COLUMNS.map((column) => (column === 'timestamp_iso' ? iso : safeCell(doc[column])));
 }

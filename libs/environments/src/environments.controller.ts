@@ -21,6 +21,7 @@ import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
 import { parseSnapshotRef, SNAPSHOT_REF_PATTERN, snapshotIndex, snapshotInterval } from './snapshot-ref';
 import { environmentView } from './environment-view';
+import { snapshotView } from './compliance-model';
 import { assessReport } from './running-assessment';
 import {
   AuditLogQuery,
@@ -187,7 +188,7 @@ export class EnvironmentsController {
         ? await reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, index) })
         : null;
     if (!doc) throw new ApiError(404, 'Snapshot not found');
-    return withoutInternals(doc);
+    return snapshotView(doc);
   }
 
   @Get(':org/:env/events')
@@ -221,8 +222,8 @@ export class EnvironmentsController {
     const reads = await this.readsAt(org, env, query.at);
     await this.environment(org, env, reads);
     // "Now" is the instant asked for, when one is.
-    const to = query.to ? Date.parse(query.to) / 1000 : (query.at ?? Date.now() / 1000);
-    const from = query.from ? Date.parse(query.from) / 1000 : to - 30 * DAY;
+    const to = query.to ?? query.at ?? Date.now() / 1000;
+    const from = query.from ?? to - 30 * DAY;
     if (from > to)
       throw new ApiError(400, 'Input payload validation failed', { from: 'from must not be after to' });
     const page = query.page ?? 1;

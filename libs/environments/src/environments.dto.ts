@@ -1,4 +1,4 @@
-import { AtQuery, PageQuery } from '#des/platform';
+import { AtQuery, IsInstant, PageQuery } from '#des/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -9,8 +9,6 @@ import {
   IsInt,
   Max,
   Min,
-  IsISO8601,
-  IsNumber,
   IsOptional,
   IsString,
   Matches,
@@ -82,30 +80,40 @@ export class EnvironmentView {
 }
 
 export class DeploymentsQuery extends PageQuery {
-  @ApiPropertyOptional({ description: 'Start of the range, ISO-8601 (default: 30 days ago)' })
+  @ApiPropertyOptional({
+    description: 'Start of the range, ISO-8601 with an offset or UNIX seconds (default: 30 days before `to`)',
+    oneOf: [{ type: 'string', format: 'date-time' }, { type: 'number' }],
+  })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'from must be an ISO-8601 date-time' })
-  from?: string;
+  @IsInstant('from')
+  from?: number;
 
-  @ApiPropertyOptional({ description: 'End of the range, ISO-8601 (default: now)' })
+  @ApiPropertyOptional({
+    description: 'End of the range, ISO-8601 with an offset or UNIX seconds (default: now, or `at`)',
+    oneOf: [{ type: 'string', format: 'date-time' }, { type: 'number' }],
+  })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'to must be an ISO-8601 date-time' })
-  to?: string;
+  @IsInstant('to')
+  to?: number;
 }
 
 export const AUDIT_EVENT_TYPES = ['started', 'exited', 'changed'] as const;
 
 export class AuditLogQuery extends AtQuery {
-  @ApiPropertyOptional({ description: 'Lower bound, UNIX seconds' })
+  @ApiPropertyOptional({
+    description: 'Lower bound: UNIX seconds or ISO-8601 with an offset',
+    oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }],
+  })
   @IsOptional()
-  @Type(() => Number)
-  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'from_timestamp must be a UNIX timestamp' })
+  @IsInstant('from_timestamp')
   from_timestamp?: number;
 
-  @ApiPropertyOptional({ description: 'Upper bound, UNIX seconds' })
+  @ApiPropertyOptional({
+    description: 'Upper bound: UNIX seconds or ISO-8601 with an offset',
+    oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }],
+  })
   @IsOptional()
-  @Type(() => Number)
-  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'to_timestamp must be a UNIX timestamp' })
+  @IsInstant('to_timestamp')
   to_timestamp?: number;
 
   @ApiPropertyOptional({ description: 'Comma-separated: started, exited, changed' })
@@ -174,16 +182,20 @@ export class EnvironmentEventsQuery extends AuditLogQuery {
   @IsIn(['true', 'false'])
   reverse?: string;
 
-  @ApiPropertyOptional({ description: "Lower bound, UNIX seconds (the CLI's name for from_timestamp)" })
+  @ApiPropertyOptional({
+    description: "Lower bound (the CLI's name for from_timestamp): UNIX seconds or ISO-8601 with an offset",
+    oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }],
+  })
   @IsOptional()
-  @Type(() => Number)
-  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'start_ts must be a UNIX timestamp' })
+  @IsInstant('start_ts')
   start_ts?: number;
 
-  @ApiPropertyOptional({ description: "Upper bound, UNIX seconds (the CLI's name for to_timestamp)" })
+  @ApiPropertyOptional({
+    description: "Upper bound (the CLI's name for to_timestamp): UNIX seconds or ISO-8601 with an offset",
+    oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }],
+  })
   @IsOptional()
-  @Type(() => Number)
-  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'end_ts must be a UNIX timestamp' })
+  @IsInstant('end_ts')
   end_ts?: number;
 
   @ApiPropertyOptional({ type: [String], description: 'A repository name (repeatable)' })

@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { projectionSpec } from '#des/projections/testing';
 import { environmentsProjection } from './environments.projection';
+import { snapshotView } from './compliance-model';
 
 const { given } = projectionSpec(environmentsProjection);
 const stream = 'environment-acme/prod';
@@ -85,6 +87,38 @@ describe('environments projection', () => {
       { _id: 'acme/prod/1', index: 1, timestamp: 10, compliant: true, pods: 2 },
       { _id: 'acme/prod/2', index: 2, timestamp: 20, compliant: false },
     ]);
+  });
+
+  it('gives the snapshot in force its compliance after a re-assessment, and keeps what it recorded', async () => {
+    const reassessed = {
+      stream,
+      type: 'compliance_changed',
+      data: {
+        name: 'prod',
+        snapshot_index: 2,
+        state: true,
+        previous_state: false,
+        cause: { event_type: 'attestation_reported', subject: 'trail shop/t-c2' },
+        entries: [{ ...entry('changed', 'b', 'ghcr.io/acme/shop:2', 'c2', 2) }],
+      },
+      at: 30,
+    };
+    const docs = await given(...history, reassessed).then('snapshots', [
+      { _id: 'acme/prod/1', compliant: true, compliant_when_made: true },
+      { _id: 'acme/prod/2', compliant: true, compliant_when_made: false, reassessed_at: 30 },
+    ]);
+    const view = snapshotView(docs.find((d) => d._id === 'acme/prod/2')!);
+    assert.deepEqual(
+      [
+        view.compliant,
+        view.compliant_when_made,
+        view.artifacts[0].compliant,
+        view.artifacts[0].compliant_when_made,
+      ],
+      [true, false, true, false],
+    );
+    assert.equal(view.artifacts[0].provenance?.trail, 't-c2');
+    assert.deepEqual(view.artifacts[0].provenance?.commit, { sha1: 'c2' });
   });
 
   it('records a deployment per artifact started, naming the one it replaced and the diff between their commits', async () => {

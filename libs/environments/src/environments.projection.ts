@@ -7,6 +7,7 @@ import {
   type SnapshotEntry,
 } from './environment.decider';
 import { imageName } from './k8s-report';
+import type { Reassessed } from './compliance-model';
 import type { Commit } from '#des/trails';
 
 export const ENVIRONMENTS = 'environments';
@@ -141,7 +142,16 @@ export const environmentsProjection: Projection = {
             collection: SNAPSHOTS,
             id: snapshotId(org, env, index),
             update: {
-              $set: { org, environment: env, index, timestamp: at, pods, compliant: state, artifacts },
+              $set: {
+                org,
+                environment: env,
+                index,
+                timestamp: at,
+                pods,
+                compliant: state,
+                compliant_when_made: state,
+                artifacts,
+              },
             },
             once: true,
           },
@@ -159,6 +169,18 @@ export const environmentsProjection: Projection = {
           state === previous_state ? '' : `; environment now ${state ? 'compliant' : 'non-compliant'}`;
         return [
           { collection: ENVIRONMENTS, id: environmentId(org, env), update: { $set: { state } } },
+          {
+            // The snapshot in force keeps what it recorded, and gains its compliance now (compliance-model.ts).
+            collection: SNAPSHOTS,
+            id: snapshotId(org, env, index),
+            update: {
+              $set: {
+                compliant: state,
+                reassessed_at: at,
+                ...Object.fromEntries(entries.map((e) => [`reassessed.${e.fingerprint}`, reassessment(e)])),
+              },
+            },
+          },
           ...entries.map((entry, i) => {
             const seq = sequence(stored.position, i);
             const now = entry.compliant ? 'compliant' : 'non-compliant';
@@ -178,6 +200,12 @@ export const environmentsProjection: Projection = {
     }
   },
 };
+
+const reassessment = (entry: SnapshotEntry): Reassessed => ({
+  compliant: entry.compliant === true,
+  provenance: entry.provenance?.length ? entry.provenance : null,
+  policy_decision: entry.policy_decision ?? null,
+});
 
 /** A started entry as a deployment: commit, repositories and compliance as known when it started. */
 function deployment(

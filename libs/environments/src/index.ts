@@ -1,5 +1,12 @@
 /** What `#des/environments` publishes to the other libraries, the apps and the tests; the rest is its own. */
 export { ChangeEnvironment } from './environment.commands';
+export {
+  artifactProvenance,
+  snapshotView,
+  type ArtifactProvenance,
+  type SnapshotArtifactView,
+  type SnapshotView,
+} from './compliance-model';
 export { environmentStream, type EnvironmentEvent, type SnapshotEntry } from './environment.decider';
 export { environmentsFeature } from './environments.module';
 export { environmentsProjection } from './environments.projection';

@@ -1,3 +1,4 @@
+import { INSTANT_FORMS, parseInstant } from '#des/kernel';
 import { ApiError, VALIDATION_FAILED } from '#des/platform';
 
 /** A snapshot reference as the field writes it. */
@@ -6,13 +7,14 @@ export type SnapshotRef =
   | { kind: 'index'; index: number }
   /** `~N`: N snapshots before the latest. */
   | { kind: 'before_latest'; back: number }
-  /** `@<UNIX seconds>`: the snapshot in force at that instant. */
+  /** `@<UNIX seconds or ISO-8601>`: the snapshot in force at that instant. */
   | { kind: 'at'; at: number };
 
 /** Every reference parseSnapshotRef takes, as one pattern (for the OpenAPI document). */
-export const SNAPSHOT_REF_PATTERN = '^(-1|[1-9]\\d{0,9}|~(0|[1-9]\\d{0,9})|@\\d{1,12}(\\.\\d{1,20})?)$';
+export const SNAPSHOT_REF_PATTERN =
+  '^(-1|[1-9]\\d{0,9}|~(0|[1-9]\\d{0,9})|@\\d{1,12}(\\.\\d{1,20})?|@\\d{4}-\\d{2}-\\d{2}[Tt ][0-9:.,]{5,22}([Zz]|[+-]\\d{2}:?\\d{2}))$';
 
-const MESSAGE = 'a snapshot reference is -1 (the latest), N, ~N (N before the latest) or @<UNIX seconds>';
+const MESSAGE = `a snapshot reference is -1 (the latest), N, ~N (N before the latest) or @<instant>: ${INSTANT_FORMS}`;
 
 const SNAPSHOT_REF = new RegExp(SNAPSHOT_REF_PATTERN);
 
@@ -24,8 +26,8 @@ export function parseSnapshotRef(raw: string): SnapshotRef {
   if (match) return { kind: 'index', index: Number(match[1]) };
   match = /^~(0|[1-9]\d{0,9})$/.exec(raw);
   if (match) return { kind: 'before_latest', back: Number(match[1]) };
-  match = /^@(\d{1,12}(?:\.\d{1,20})?)$/.exec(raw);
-  if (match) return { kind: 'at', at: Number(match[1]) };
+  const at = raw.startsWith('@') ? parseInstant(raw.slice(1)) : undefined;
+  if (at !== undefined) return { kind: 'at', at };
   throw new ApiError(400, VALIDATION_FAILED, { index: MESSAGE });
 }
 

@@ -17,3 +17,4 @@ export {
   type TagsChanged,
 } from './tags';
 export { allows, PRIVILEGES, TENANT_LIMIT_NAMES, type Privilege, type TenantLimits } from './tenancy';
+export { INSTANT_FORMS, isoMicros, parseInstant, unixMicros } from './instant';

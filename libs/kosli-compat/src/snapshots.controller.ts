@@ -11,11 +11,11 @@ import {
   SNAPSHOT_INTERVAL,
   SNAPSHOT_INTERVAL_MESSAGE,
   snapshotNamed,
+  snapshotView,
   snapshotsBetween,
   snapshotsNumbered,
 } from '#des/environments';
 import { ApiError, PageQuery, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
-import { withoutInternals } from '#des/projections';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { provenanceOf } from './artifact-provenance';
 import { fromKosliRef, splitSnappish } from './kosli-snapshot-ref';
@@ -170,48 +170,46 @@ export class SnapshotsController {
     return { environment, snapshot, reads };
   }
 
-  /** The spec's snapshot fields, with the artifacts as the CLI decodes them (pods by name, flow, commit, compliance). */
+  /**
+   * The spec's snapshot fields, with the artifacts as the CLI decodes them
+   * (pods by name, flow, commit); compliance as the compliance model has it
+   * at the read's instant.
+   */
   private async kosliSnapshot(reads: ReadStore, org: string, environment: Doc, snapshot: Doc) {
-    const index = snapshot.index as number;
+    const view = snapshotView(snapshot);
     const previous =
-      index > 1 ? await snapshotNamed(docReads(reads), org, environment.name as string, index - 1) : null;
+      view.index > 1 ? await snapshotNamed(docReads(reads), org, view.environment, view.index - 1) : null;
     const before = new Map(
       ((previous?.artifacts as SnapshotArtifact[] | undefined) ?? []).map((a) => [
         a.fingerprint,
         a.instances,
       ]),
     );
-    const artifacts = await Promise.all(
-      (snapshot.artifacts as SnapshotArtifact[]).map(async (a) => {
-        const [origin] = await provenanceOf(this.reads, org, a.fingerprint);
-        const was = before.get(a.fingerprint) ?? 0;
-        return {
-          name: a.artifact_name,
-          fingerprint: a.fingerprint,
-          flow_name: origin?.flow ?? '',
-          trail_name: origin?.trail ?? '',
-          compliant: origin?.compliant ?? false,
-          deployments: [],
-          git_commit: origin?.git_commit ?? '',
-          commit_url: origin?.commit_url ?? '',
-          creationTimestamp: a.pods.map((p) => p.created_at),
-          pods: Object.fromEntries(
-            a.pods.map((p) => [
-              p.pod,
-              { namespace: p.namespace, creationTimestamp: p.created_at, owners: [] },
-            ]),
-          ),
-          annotation: {
-            type: was === 0 ? 'started' : was === a.instances ? 'unchanged' : 'scaled',
-            was,
-            now: a.instances,
-          },
-          instances: a.instances,
-          since_snapshot: a.since_snapshot,
-        };
-      }),
-    );
-    const { artifacts: _spec, ...fields } = withoutInternals(snapshot);
-    return { ...fields, type: environment.type, user_id: '', user_name: '', artifacts };
+    const artifacts = view.artifacts.map((a) => {
+      const was = before.get(a.fingerprint) ?? 0;
+      return {
+        name: a.artifact_name,
+        fingerprint: a.fingerprint,
+        flow_name: a.provenance?.flow ?? '',
+        trail_name: a.provenance?.trail ?? '',
+        compliant: a.compliant,
+        deployments: [],
+        git_commit: a.provenance?.commit?.sha1 ?? '',
+        commit_url: a.provenance?.commit?.url ?? '',
+        creationTimestamp: a.pods.map((p) => p.created_at),
+        pods: Object.fromEntries(
+          a.pods.map((p) => [p.pod, { namespace: p.namespace, creationTimestamp: p.created_at, owners: [] }]),
+        ),
+        annotation: {
+          type: was === 0 ? 'started' : was === a.instances ? 'unchanged' : 'scaled',
+          was,
+          now: a.instances,
+        },
+        instances: a.instances,
+        since_snapshot: a.since_snapshot,
+      };
+    });
+    const { artifacts: _view, ...fields } = view;
+    return { org, ...fields, type: environment.type, user_id: '', user_name: '', artifacts };
   }
 }

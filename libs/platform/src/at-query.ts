@@ -1,9 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { INSTANT_FORMS, parseInstant } from '#des/kernel';
 import {
   IsNumber,
   IsOptional,
-  Min,
   registerDecorator,
   type ValidationArguments,
   type ValidationOptions,
@@ -27,13 +28,26 @@ export function IsNotInFuture(options?: ValidationOptions) {
     });
 }
 
-/** `?at=<UNIX seconds>`: the read as it was at that recorded instant (time travel). */
+/**
+ * A query parameter naming an instant: UNIX seconds or ISO-8601 with an
+ * offset (`parseInstant`), as UNIX seconds to the handler; anything else is
+ * one 400 naming the parameter and both forms.
+ */
+export function IsInstant(name: string) {
+  return applyDecorators(
+    Transform(({ value }) => (typeof value === 'string' ? (parseInstant(value.trim()) ?? value) : value)),
+    IsNumber({ allowNaN: false, allowInfinity: false }, { message: `${name} must be ${INSTANT_FORMS}` }),
+  );
+}
+
+/** `?at=`: the read as it was at that recorded instant (time travel). */
 export class AtQuery {
-  @ApiPropertyOptional({ description: 'UNIX seconds: the answer as it was at that recorded instant' })
+  @ApiPropertyOptional({
+    description: 'The answer as it was at that recorded instant: UNIX seconds or ISO-8601 with an offset',
+    oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }],
+  })
   @IsOptional()
-  @Type(() => Number)
-  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'at must be a UNIX timestamp (seconds)' })
-  @Min(0, { message: 'at must be a UNIX timestamp (seconds)' })
+  @IsInstant('at')
   @IsNotInFuture()
   at?: number;
 }

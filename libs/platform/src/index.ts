@@ -1,7 +1,7 @@
 /** What `#des/platform` publishes to the other libraries, the apps and the tests; the rest is its own. */
 export { AggregateCommand } from './aggregate-command';
 export { ApiError, VALIDATION_FAILED } from './api-error';
-export { AtQuery } from './at-query';
+export { AtQuery, IsInstant } from './at-query';
 export { AttachmentStore } from './attachment-store';
 export { runBackgroundProcess } from './background-process';
 export { STORED_YAML, YAML_LIMITS, YamlRefusal, parseBoundedYaml, type YamlLimits } from './bounded-yaml';

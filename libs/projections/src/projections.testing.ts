@@ -36,8 +36,12 @@ export function projectionSpec(...projections: Projection[]) {
   return {
     given(...history: GivenEvent[]) {
       return {
-        /** The documents the collection holds, in `_id` order, each with at least the fields expected. */
-        async then(collection: string, expected: ExpectedDoc[]): Promise<void> {
+        /**
+         * The documents the collection holds, in `_id` order, each with at least the fields
+         * expected; answers them whole (as the last run made them) for further checks.
+         */
+        async then(collection: string, expected: ExpectedDoc[]): Promise<Doc[]> {
+          let docs: Doc[] = [];
           const runs: [string, GivenEvent[], number][] = [
             ['batches of 1', history, 1],
             ['batches of 500', history, 500],
@@ -45,7 +49,7 @@ export function projectionSpec(...projections: Projection[]) {
           const sourced = fromSources(projections, history);
           if (sourced) runs.push(['from the declared sources only', sourced, 500]);
           for (const [run, events, batchSize] of runs) {
-            const docs = await project(projections, events, batchSize, collection);
+            docs = await project(projections, events, batchSize, collection);
             assert.deepEqual(
               docs.map((d) => d._id),
               expected.map((d) => d._id),
@@ -56,6 +60,7 @@ export function projectionSpec(...projections: Projection[]) {
               assert.deepEqual(picked, expected[i], `${collection} ${doc._id} (${run})`);
             });
           }
+          return docs;
         },
       };
     },

@@ -1,0 +1,47 @@
+/**
+ * Instants as callers write them: UNIX seconds (`1795459440`,
+ * `1795459440.123456`) or ISO-8601 with an offset (`2026-11-23T18:44:00Z`,
+ * `2026-11-23T19:44:00.5+01:00`), to the microsecond. Both name the same
+ * instant; answers keep UNIX seconds (the spec's numbers).
+ */
+const UNIX = /^\d{1,12}(\.\d{1,20})?$/;
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
+
+/** How an instant is written, for error messages. */
+export const INSTANT_FORMS =
+  'UNIX seconds (e.g. 1795459440) or an ISO-8601 date-time with an offset (e.g. 2026-11-23T18:44:00Z)';
+
+/** The instant as UNIX seconds (microsecond precision); undefined when `raw` is neither form. */
+export function parseInstant(raw: string): number | undefined {
+  if (UNIX.test(raw)) return Number(raw);
+  const m = ISO.exec(raw);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map((v) => Number(v ?? 0));
+  const fraction = m[7] ?? '';
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const wholeMs = Date.UTC(year, month - 1, day, hour, minute, second);
+  // Date.UTC rolls 30 February over into March: a day the month does not have is refused.
+  if (new Date(wholeMs).getUTCDate() !== day) return undefined;
+  const offsetMinutes = m[8] ? 0 : (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11]));
+  if (Number(m[10] ?? 0) > 23 || Number(m[11] ?? 0) > 59) return undefined;
+  const micros = Number(fraction.padEnd(6, '0').slice(0, 6));
+  const seconds = wholeMs / 1000 - offsetMinutes * 60;
+  if (seconds < 0) return undefined;
+  return (seconds * 1_000_000 + micros) / 1_000_000;
+}
+
+/** An instant (UNIX seconds) as ISO-8601 UTC with microseconds: `2026-11-23T18:43:53.123456Z`. */
+export function isoMicros(seconds: number): string {
+  const micros = Math.round(seconds * 1_000_000);
+  const whole = Math.floor(micros / 1_000_000);
+  const fraction = String(micros - whole * 1_000_000).padStart(6, '0');
+  return `${new Date(whole * 1000).toISOString().slice(0, 19)}.${fraction}Z`;
+}
+
+/** An instant (UNIX seconds) as its exact decimal, to the microsecond: `1795545833.123456`. */
+export function unixMicros(seconds: number): string {
+  const micros = Math.round(seconds * 1_000_000);
+  const whole = Math.floor(micros / 1_000_000);
+  return `${whole}.${String(micros - whole * 1_000_000).padStart(6, '0')}`;
+}
