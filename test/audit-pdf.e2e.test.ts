@@ -64,6 +64,41 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.match(text, /Timeline/);
     });
 
+    it('prints its instant exactly, with the ledger head that GET /ledger/{org}/head?at=<that instant> answers', async () => {
+      for (const pinned of [false, true]) {
+        const at = pinned ? (await t.http.get('/api/v2/ledger/acme/head')).body.recorded_at : undefined;
+        const path = `/api/v2/trails/acme/payments/release-7/audit_pdf${at === undefined ? '' : `?at=${at}`}`;
+        const text = textOf((await download(path)).body as Buffer);
+        const asOf = /As of\s+(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z) \(UNIX (\d+\.\d{6})\)/.exec(text);
+        assert.ok(asOf, text);
+        const [, iso, unix] = asOf;
+        assert.equal(
+          Date.parse(iso.slice(0, 19) + 'Z') / 1000 + Number(iso.slice(20, 26)) / 1e6,
+          Number(unix),
+        );
+        if (at !== undefined) assert.equal(Math.round(Number(unix) * 1e6), Math.round(at * 1e6));
+        const printed = /Ledger head\s+([0-9a-f]{64}) \(position (\d+)\)/.exec(text);
+        assert.ok(printed, text);
+        for (const instant of [unix, encodeURIComponent(iso)]) {
+          const head = (await t.http.get(`/api/v2/ledger/acme/head?at=${instant}`)).body;
+          assert.deepEqual(
+            [head.hash, head.position],
+            [printed[1], Number(printed[2])],
+            `head?at=${instant}`,
+          );
+        }
+        assert.ok(text.includes(`acme · trail payments/release-7 · as of ${iso}`), 'the running header');
+        assert.match(text, /Page 1 of 1/);
+      }
+    });
+
+    it('summarises each attestation’s evidence: junit counts, scan findings', async () => {
+      const text = textOf((await download()).body as Buffer);
+      assert.match(text, /10 tests in 1 suite: 0 failures, 0 errors, 0 skipped/);
+      assert.match(text, /1 finding\b/);
+      assert.ok(text.includes(`Fingerprint ${FP}`), 'a fingerprint on one line');
+    });
+
     it('answers 404 `Flow or trail not found` for either', async () => {
       for (const path of [
         '/api/v2/trails/acme/ghost/release-7/audit_pdf',

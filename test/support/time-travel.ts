@@ -49,13 +49,14 @@ export async function stepInstant(t: TestApp): Promise<number> {
 type Agent = TestApp['http'];
 
 /**
- * A PDF's text without the two rows that name when it was asked for rather
- * than what it shows: "As of" (now, for a live report) and "Generated".
+ * A PDF's text without what names when it was asked for rather than what it
+ * shows: the "As of" and "Generated" rows, the running header's instant and
+ * the ledger check's (now, for a live report).
  */
 const pdfText = (pdf: Buffer) =>
   textOf(pdf)
     .split('\n')
-    .filter((line) => !/^\s*(As of|Generated)\s/.test(line))
+    .filter((line) => !/^\s*(As of|Generated)\s|· as of \d{4}-|head\?at=/.test(line))
     .join('\n');
 
 /** A read as the API answers it (a CSV as its text, a PDF as its text), by an agent holding an organization's key. */

@@ -3,11 +3,32 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { Browser, Page } from 'puppeteer-core';
+import { escapeHtml } from './html';
+
+/** What every page of a report repeats: a running header, and a footer beside the page number. */
+export interface PageFrame {
+  header: string;
+  footer?: string;
+}
 
 /** HTML → PDF. The adapter is Chromium driven by puppeteer-core. */
 export interface PdfRenderer {
-  render(html: string): Promise<Buffer>;
+  render(html: string, frame?: PageFrame): Promise<Buffer>;
   close(): Promise<void>;
+}
+
+/** Chromium draws these itself, outside the page's styles: each needs its own size and margins. */
+const FRAME_STYLE =
+  'font-family: DejaVu Sans, Arial, sans-serif; font-size: 7pt; color: #555; width: 100%; margin: 0 14mm;';
+
+function frameTemplates(frame: PageFrame) {
+  return {
+    headerTemplate: `<div style="${FRAME_STYLE}">${escapeHtml(frame.header)}</div>`,
+    footerTemplate:
+      `<div style="${FRAME_STYLE} display: flex; justify-content: space-between;">` +
+      `<span>${escapeHtml(frame.footer ?? '')}</span>` +
+      '<span>Page <span class="pageNumber"></span> of <span class="totalPages"></span></span></div>',
+  };
 }
 
 /** PUPPETEER_EXECUTABLE_PATH, else the system's chromium. */
@@ -94,17 +115,17 @@ export class ChromiumPdfRenderer implements PdfRenderer {
     return page;
   }
 
-  async render(html: string): Promise<Buffer> {
+  async render(html: string, frame?: PageFrame): Promise<Buffer> {
     try {
-      return await this.renderOnce(html);
+      return await this.renderOnce(html, frame);
     } catch (error) {
       // A browser that died under us is relaunched once.
       if (this.browser) throw error;
-      return this.renderOnce(html);
+      return this.renderOnce(html, frame);
     }
   }
 
-  private async renderOnce(html: string): Promise<Buffer> {
+  private async renderOnce(html: string, frame?: PageFrame): Promise<Buffer> {
     const browserPromise = this.launch();
     const browser = await browserPromise;
     const page = await this.takePage(browser);
@@ -116,6 +137,7 @@ export class ChromiumPdfRenderer implements PdfRenderer {
           format: 'A4',
           printBackground: true,
           margin: { top: '16mm', bottom: '16mm', left: '14mm', right: '14mm' },
+          ...(frame ? { displayHeaderFooter: true, ...frameTemplates(frame) } : {}),
         }),
       );
       reusable = true;

@@ -1,4 +1,6 @@
-import { html, SafeHtml } from '#des/reports';
+import { isoMicros, unixMicros } from '#des/kernel';
+import { html, REPORT_STYLE, SafeHtml, statusMark } from '#des/reports';
+import { evidenceSummary } from './evidence-summary';
 import type { Compliance, TrailView, AttestationView } from './trail.view';
 import type { TimelineEntry } from './trail-timeline';
 
@@ -17,20 +19,35 @@ const when = (seconds: number | null | undefined) =>
         .replace('T', ' ')
         .replace(/\.\d+Z$/, ' UTC');
 
-const status = (compliant: boolean) =>
-  html`<span class="${compliant ? 'ok' : 'bad'}">${compliant ? 'COMPLIANT' : 'NON-COMPLIANT'}</span>`;
-
+/** An attestation's row, and under it (as wide as the table, so hashes stay on one line) its evidence. */
 function attestationRows(attestations: Record<string, AttestationView>, scope: string): SafeHtml[] {
-  return Object.values(attestations).map(
-    (a) =>
-      html`<tr>
+  return Object.values(attestations).map((a) => {
+    const evidence = evidenceSummary(a);
+    return html`<tbody class="entry">
+      <tr>
         <td>${scope}</td>
         <td>${a.name}</td>
         <td>${a.type}</td>
-        <td>${status(a.compliant)}</td>
-        <td>${when(a.reported_at)}</td>
-      </tr>`,
-  );
+        <td>${statusMark(a.compliant)}</td>
+        <td class="when">${when(a.reported_at)}</td>
+      </tr>
+      ${
+        evidence.length
+          ? html`<tr>
+              <td colspan="5" class="small">${evidence.map((line) => html`<div>${line}</div>`)}</td>
+            </tr>`
+          : ''
+      }
+    </tbody>`;
+  });
+}
+
+/** The running header and footer of every page: whose report, of what, as of when (exactly). */
+export function trailReportFrame(view: TrailView, instant: number) {
+  return {
+    header: `${view.org} · trail ${view.flow}/${view.name} · as of ${isoMicros(instant)}`,
+    footer: 'Delivery Evidence Service: trail audit report',
+  };
 }
 
 /** The trail audit report: org, flow, trail, commit, compliance at the instant, artifacts, attestations, timeline. */
@@ -53,55 +70,7 @@ export function trailAuditHtml(
       <head>
         <meta charset="utf-8" />
         <title>Trail audit: ${view.flow}/${view.name}</title>
-        <style>
-          body {
-            font-family: 'DejaVu Sans', Arial, sans-serif;
-            font-size: 10pt;
-            color: #222;
-          }
-          h1 {
-            font-size: 16pt;
-            margin: 0 0 4px;
-          }
-          h2 {
-            font-size: 12pt;
-            margin: 18px 0 6px;
-            border-bottom: 1px solid #ccc;
-          }
-          table {
-            border-collapse: collapse;
-            width: 100%;
-          }
-          td,
-          th {
-            border: 1px solid #ddd;
-            padding: 4px 6px;
-            text-align: left;
-            vertical-align: top;
-          }
-          th {
-            background: #f3f3f3;
-          }
-          .ok {
-            color: #0a7a2f;
-            font-weight: bold;
-          }
-          .bad {
-            color: #b00020;
-            font-weight: bold;
-          }
-          .incomplete {
-            color: #a66b00;
-            font-weight: bold;
-          }
-          .meta td:first-child {
-            width: 28%;
-            font-weight: bold;
-          }
-          code {
-            font-size: 9pt;
-          }
-        </style>
+        ${REPORT_STYLE}
       </head>
       <body>
         <h1>Trail audit report</h1>
@@ -147,7 +116,7 @@ export function trailAuditHtml(
           </tr>
           <tr>
             <td>As of</td>
-            <td>${when(instant)}</td>
+            <td>${isoMicros(instant)} (UNIX ${unixMicros(instant)})</td>
           </tr>
           <tr>
             <td>Generated</td>
@@ -157,7 +126,14 @@ export function trailAuditHtml(
             ledger
               ? html`<tr>
                   <td>Ledger head</td>
-                  <td><code>${ledger.hash || '—'}</code> (position ${String(ledger.position)})</td>
+                  <td>
+                    <code>${ledger.hash || '—'}</code> (position ${String(ledger.position)})<br />
+                    <span class="small"
+                      >Check:
+                      <code>GET /api/v2/ledger/${view.org}/head?at=${unixMicros(instant)}</code> answers this
+                      hash and position</span
+                    >
+                  </td>
                 </tr>`
               : ''
           }
@@ -166,22 +142,33 @@ export function trailAuditHtml(
         ${
           view.artifacts.length
             ? html`<table>
-                <tr>
-                  <th>Name</th>
-                  <th>Fingerprint</th>
-                  <th>Commit</th>
-                  <th>Build</th>
-                  <th>Reported</th>
-                </tr>
+                <colgroup>
+                  <col style="width: 26%" />
+                  <col style="width: 20%" />
+                  <col style="width: 26%" />
+                  <col style="width: 28%" />
+                </colgroup>
+                <thead>
+                  <tr>
+                    <th>Name</th>
+                    <th>Commit</th>
+                    <th>Build</th>
+                    <th>Reported</th>
+                  </tr>
+                </thead>
                 ${view.artifacts.map(
                   (a) =>
-                    html`<tr>
-                      <td>${a.filename}</td>
-                      <td><code>${a.fingerprint}</code></td>
-                      <td><code>${a.git_commit ?? '—'}</code></td>
-                      <td>${a.build_url ?? '—'}</td>
-                      <td>${when(a.reported_at)}</td>
-                    </tr>`,
+                    html`<tbody class="entry">
+                      <tr>
+                        <td>${a.filename}</td>
+                        <td><code>${a.git_commit ?? '—'}</code></td>
+                        <td>${a.build_url ?? '—'}</td>
+                        <td class="when">${when(a.reported_at)}</td>
+                      </tr>
+                      <tr>
+                        <td colspan="4" class="small">Fingerprint <code>${a.fingerprint}</code></td>
+                      </tr>
+                    </tbody>`,
                 )}
               </table>`
             : html`<p>No artifacts.</p>`
@@ -190,13 +177,22 @@ export function trailAuditHtml(
         ${
           rows.length
             ? html`<table>
-                <tr>
-                  <th>On</th>
-                  <th>Name</th>
-                  <th>Type</th>
-                  <th>Status</th>
-                  <th>Reported</th>
-                </tr>
+                <colgroup>
+                  <col style="width: 20%" />
+                  <col style="width: 18%" />
+                  <col style="width: 14%" />
+                  <col style="width: 20%" />
+                  <col style="width: 28%" />
+                </colgroup>
+                <thead>
+                  <tr>
+                    <th>On</th>
+                    <th>Name</th>
+                    <th>Type</th>
+                    <th>Status</th>
+                    <th>Reported</th>
+                  </tr>
+                </thead>
                 ${rows}
               </table>`
             : html`<p>No attestations.</p>`
@@ -211,14 +207,20 @@ export function trailAuditHtml(
             : ''
         }
         <table>
-          <tr>
-            <th>When</th>
-            <th>Event</th>
-          </tr>
+          <colgroup>
+            <col style="width: 28%" />
+            <col style="width: 72%" />
+          </colgroup>
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Event</th>
+            </tr>
+          </thead>
           ${timeline.entries.map(
             (e) =>
               html`<tr>
-                <td>${when(e.timestamp)}</td>
+                <td class="when">${when(e.timestamp)}</td>
                 <td>${e.summary}</td>
               </tr>`,
           )}

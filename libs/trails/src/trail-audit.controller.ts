@@ -4,8 +4,9 @@ import type { Response } from 'express';
 import type { PdfRenderer } from '#des/reports';
 import { AtQuery, EVENT_STORE, Requires } from '#des/platform';
 import { type EventStore, secondsToMicros } from '#des/event-store';
+import { unixMicros } from '#des/kernel';
 import { PDF_RENDERER } from './pdf-renderer.provider';
-import { trailAuditHtml } from './trail-audit-report';
+import { trailAuditHtml, trailReportFrame } from './trail-audit-report';
 import { TrailReads } from './trail-reads';
 import { trailCompliance } from './trail.view';
 import { TrailTimelineQuery } from './trail-timeline.query';
@@ -37,27 +38,31 @@ export class TrailAuditController {
     @Query() { at }: AtQuery,
     @Res() res: Response,
   ) {
-    const now = Date.now() / 1000;
+    // The report shows one exact instant, to the microsecond: the one asked for, or now. Its
+    // ledger head is the one `GET /ledger/{org}/head?at=<that instant>` answers.
+    const generatedAt = Date.now() / 1000;
+    const asOf = at ?? Math.round(generatedAt * 1e6) / 1e6;
     const { view, template } = await this.trailReads.trailView(
       org,
       flow,
       trail,
-      at,
+      asOf,
       'Flow or trail not found',
     );
     const total = view.event_count;
     const range = { from: Math.max(0, total - PDF_TIMELINE_ENTRIES), until: total };
     const [entries, ledger] = await Promise.all([
-      this.timeline.entries(org, flow, trail, range, at),
-      this.events.ledgerHead(org, { untilRecordedAt: secondsToMicros(at ?? now) }),
+      this.timeline.entries(org, flow, trail, range, asOf),
+      this.events.ledgerHead(org, { untilRecordedAt: secondsToMicros(asOf) }),
     ]);
     const timeline = {
       entries,
       total,
-      rest: `/api/v2/trails/${org}/${flow}/${trail}/events${at === undefined ? '' : `?at=${at}`}`,
+      rest: `/api/v2/trails/${org}/${flow}/${trail}/events?at=${unixMicros(asOf)}`,
     };
     const pdf = await this.pdf.render(
-      trailAuditHtml(view, trailCompliance(view, template), at ?? now, now, ledger, timeline),
+      trailAuditHtml(view, trailCompliance(view, template), asOf, generatedAt, ledger, timeline),
+      trailReportFrame(view, asOf),
     );
     res
       .status(200)

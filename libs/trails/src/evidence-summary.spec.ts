@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { evidenceSummary, pullRequestPeople } from './evidence-summary';
+import type { AttestationView } from './trail.view';
+
+const attestation = (type: AttestationView['type'], evidence: Record<string, unknown>, extra = {}) =>
+  ({ type, evidence, name: 'x', compliant: true, reported_at: 1, ...extra }) as unknown as AttestationView;
+
+describe('evidence summary', () => {
+  it('counts junit tests, failures, errors and skips over the suites', () => {
+    const a = attestation('junit', {
+      junit_results: [
+        { name: 'a', tests: 10, failures: 1, errors: 0, skipped: 2 },
+        { name: 'b', total: 5, failures: 0, errors: 1 },
+      ],
+    });
+    assert.deepEqual(evidenceSummary(a), ['15 tests in 2 suites: 1 failure, 1 error, 2 skipped']);
+  });
+
+  it('counts scan findings, listed or per severity', () => {
+    assert.deepEqual(evidenceSummary(attestation('snyk', { snyk_results: { vulnerabilities: [{}, {}] } })), [
+      '2 findings',
+    ]);
+    assert.deepEqual(
+      evidenceSummary(
+        attestation('snyk', {
+          snyk_results: { results: [{ high_count: 1, medium_count: 0, low_count: 3 }] },
+        }),
+      ),
+      ['4 findings (high 1, medium 0, low 3)'],
+    );
+  });
+
+  it('names pull requests with their authors and approvers, and attachments with their SHA-256', () => {
+    const a = attestation(
+      'pull_request',
+      {
+        pull_requests: [
+          {
+            url: 'https://git.example/pr/1',
+            state: 'MERGED',
+            author: 'ann',
+            approvers: ['bob', { username: 'cy' }],
+          },
+          { url: 'https://git.example/pr/2', author: { login: 'dee' } },
+        ],
+      },
+      { attachments: [{ filename: 'r.txt', sha256: 'ab'.repeat(32), size: 1 }] },
+    );
+    assert.deepEqual(evidenceSummary(a), [
+      'https://git.example/pr/1 (MERGED) by ann; approved by bob, cy',
+      'https://git.example/pr/2 by dee; approved by no one',
+      `r.txt (1 byte), SHA-256 ${'ab'.repeat(32)}`,
+    ]);
+    assert.deepEqual(pullRequestPeople(a), { authors: ['ann', 'dee'], approvers: ['bob', 'cy'] });
+    assert.deepEqual(pullRequestPeople(attestation('generic', {})), { authors: [], approvers: [] });
+  });
+});

@@ -1,0 +1,99 @@
+import type { AttestationView } from './trail.view';
+
+/** People named by an attestation's pull requests: who opened them, who approved them. */
+export interface PullRequestPeople {
+  authors: string[];
+  approvers: string[];
+}
+
+const nameOf = (who: unknown): string | undefined => {
+  if (typeof who === 'string') return who || undefined;
+  if (who && typeof who === 'object') {
+    const w = who as Record<string, unknown>;
+    const name = w.username ?? w.login ?? w.name ?? w.email;
+    return typeof name === 'string' && name ? name : undefined;
+  }
+  return undefined;
+};
+
+const unique = (names: (string | undefined)[]) =>
+  [...new Set(names.filter((n): n is string => n !== undefined))].sort();
+
+/** The authors and approvers of a pull-request attestation's pull requests (none for other types). */
+export function pullRequestPeople(a: Pick<AttestationView, 'type' | 'evidence'>): PullRequestPeople {
+  if (a.type !== 'pull_request') return { authors: [], approvers: [] };
+  const prs = (a.evidence.pull_requests ?? []) as Record<string, unknown>[];
+  return {
+    authors: unique(prs.map((pr) => nameOf(pr.author))),
+    approvers: unique(prs.flatMap((pr) => (Array.isArray(pr.approvers) ? pr.approvers.map(nameOf) : []))),
+  };
+}
+
+const count = (n: number, one: string, many = `${one}s`) =>
+  `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+const sum = (rows: Record<string, unknown>[], field: string) =>
+  rows.reduce((n, r) => n + (typeof r[field] === 'number' ? (r[field] as number) : 0), 0);
+
+/**
+ * What an attestation's evidence says, in a line or two: junit counts, scan
+ * counts, pull requests with their authors and approvers, issues, and each
+ * attached file with its SHA-256.
+ */
+export function evidenceSummary(a: AttestationView): string[] {
+  const lines: string[] = [];
+  const e = a.evidence;
+  switch (a.type) {
+    case 'junit': {
+      const suites = (e.junit_results ?? []) as Record<string, unknown>[];
+      const tests = suites.reduce((n, s) => n + (Number(s.tests ?? s.total) || 0), 0);
+      lines.push(
+        `${count(tests, 'test')} in ${count(suites.length, 'suite')}: ${count(sum(suites, 'failures'), 'failure')}, ` +
+          `${count(sum(suites, 'errors'), 'error')}, ${sum(suites, 'skipped').toLocaleString('en')} skipped`,
+      );
+      break;
+    }
+    case 'snyk': {
+      const results = (e.snyk_results ?? {}) as {
+        vulnerabilities?: unknown[];
+        results?: Record<string, unknown>[];
+      };
+      const scans = results.results ?? [];
+      const listed = results.vulnerabilities?.length ?? 0;
+      lines.push(
+        `${count(listed + sum(scans, 'high_count') + sum(scans, 'medium_count') + sum(scans, 'low_count'), 'finding')}` +
+          (scans.length
+            ? ` (high ${sum(scans, 'high_count')}, medium ${sum(scans, 'medium_count')}, low ${sum(scans, 'low_count')})`
+            : ''),
+      );
+      break;
+    }
+    case 'pull_request': {
+      const prs = (e.pull_requests ?? []) as Record<string, unknown>[];
+      if (prs.length === 0) lines.push('no pull request');
+      for (const pr of prs) {
+        const approvers = Array.isArray(pr.approvers) ? unique(pr.approvers.map(nameOf)) : [];
+        lines.push(
+          `${String(pr.url ?? '')}${pr.state ? ` (${String(pr.state)})` : ''}` +
+            ` by ${nameOf(pr.author) ?? 'unknown'}; approved by ${approvers.length ? approvers.join(', ') : 'no one'}`,
+        );
+      }
+      break;
+    }
+    case 'jira': {
+      const issues = (e.jira_results ?? []) as Record<string, unknown>[];
+      lines.push(
+        issues.map((i) => `${String(i.issue_key)}${i.issue_exists ? '' : ' (not found)'}`).join(', '),
+      );
+      break;
+    }
+    case 'custom':
+      lines.push(`custom type ${String(e.type_name ?? '')}`);
+      break;
+    case 'generic':
+      break;
+  }
+  for (const file of a.attachments ?? []) {
+    lines.push(`${file.filename} (${count(file.size, 'byte')}), SHA-256 ${file.sha256}`);
+  }
+  return lines.filter((l) => l !== '');
+}
