@@ -135,6 +135,7 @@ function queriesFor(path: string): string[] {
   if (path.includes('/asserts/')) own.push('environment_name=prod', 'flow_name=shop');
   if (/\/trails\/[^/]+$/.test(path)) own.push(`fingerprint=${FP}`, 'flow=shop');
   if (/\/artifacts\/[^/]+$/.test(path)) own.push('flow_name=shop');
+  if (path.endsWith('/changes/sample')) own.push('size=5&seed=isolation');
   return ['', `?${at}`, ...own.map((q) => `?${q}`), ...own.map((q) => `?${q}&${at}`)];
 }
 
@@ -224,6 +225,8 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         '/api/v2/asserts/:org/fingerprint/:fingerprint',
         '/api/v2/evaluations/:org/:id',
         '/api/v2/artifacts/:org/:flow/:fingerprint',
+        '/api/v2/audit/:org/changes',
+        '/api/v2/audit/:org/changes/sample',
       ]) {
         assert.ok(okPaths.has(must), `GET ${must} answered 200 at least once`);
       }

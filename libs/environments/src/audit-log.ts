@@ -1,4 +1,5 @@
 import { isoMicros } from '#des/kernel';
+import { safeCell } from '#des/platform';
 import type { Filter } from '#des/read-store';
 import type { AuditLogQuery } from './environments.dto';
 
@@ -50,15 +51,6 @@ export function auditFilter(org: string, environment: string, q: AuditLogQuery):
   if (repos?.length) and.push({ repo_names: { $in: repos } });
   if (and.length) filter.$and = and;
   return filter;
-}
-
-/** Spreadsheets run a cell that starts like a formula; such cells are neutralised with a leading quote. */
-export function safeCell(value: unknown): string | number {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'number') return value;
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  const text = Array.isArray(value) ? value.join(';') : String(value);
-  return /^[=+\-@\t\r|%]/.test(text) ? `'${text}` : text;
 }
 
 export function csvRow(doc: Record<string, unknown>): (string | number)[] {

@@ -1,5 +1,5 @@
 import type { Doc, DocReads, ReadStore } from '#des/read-store';
-import { ENVIRONMENTS, environmentId, SNAPSHOTS, snapshotId } from './environments.projection';
+import { ENVIRONMENT_EVENTS, ENVIRONMENTS, environmentId, SNAPSHOTS, snapshotId } from './environments.projection';
 
 /** The environment named `name` as the read models hold it, or null. */
 export function environmentNamed(reads: DocReads, org: string, name: string): Promise<Doc | null> {
@@ -63,4 +63,55 @@ export function snapshotsNumbered(
 ): Promise<Doc[]> {
   if (indexes.length === 0) return Promise.resolve([]);
   return reads.find(SNAPSHOTS, { _id: { $in: indexes.map((i) => snapshotId(org, env, i)) } });
+}
+
+/** An environment's kind and members, as the change population selects environments. */
+export interface EnvironmentKind {
+  name: string;
+  type: string;
+  included_environments: string[];
+}
+
+/** Every environment of the organization, by name. */
+export async function environmentKinds(reads: DocReads, org: string): Promise<EnvironmentKind[]> {
+  const docs = await reads.find(ENVIRONMENTS, { org });
+  return docs
+    .map((d) => ({
+      name: d.name as string,
+      type: d.type as string,
+      included_environments: (d.included_environments as string[] | undefined) ?? [],
+    }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** One row of an environment's audit log: an artifact started, exited or changed (compliance or provenance). */
+export interface AuditRow {
+  environment: string;
+  timestamp: number;
+  event_type: 'started' | 'exited' | 'changed';
+  snapshot_index: number;
+  artifact_name: string;
+  fingerprint: string;
+  compliant: boolean;
+}
+
+/**
+ * The audit log of an environment, rows recorded from `from` to `until`
+ * (both included), in log order. Each row is written once, stamped with the
+ * instant of the event that made it: those up to `until` are exactly what
+ * was known at `until`.
+ */
+export async function* auditRowsBetween(
+  store: ReadStore,
+  org: string,
+  env: string,
+  range: { from: number; until: number },
+): AsyncIterable<AuditRow> {
+  const rows = store
+    .collection(ENVIRONMENT_EVENTS)
+    .stream(
+      { org, environment: env, timestamp: { $gte: range.from, $lte: range.until } },
+      { sort: { seq: 1 } },
+    );
+  for await (const row of rows) yield row as unknown as AuditRow;
 }

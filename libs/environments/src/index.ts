@@ -11,6 +11,8 @@ export { environmentStream, type EnvironmentEvent, type SnapshotEntry } from './
 export { environmentsFeature } from './environments.module';
 export { environmentsProjection } from './environments.projection';
 export {
+  auditRowsBetween,
+  environmentKinds,
   environmentNamed,
   environmentsNamed,
   environmentsRunning,
@@ -18,6 +20,8 @@ export {
   snapshotNamed,
   snapshotsBetween,
   snapshotsNumbered,
+  type AuditRow,
+  type EnvironmentKind,
 } from './environments.queries';
 export { K8S_REPORT_ROUTE, refuseUnrecordableReport, scanK8sReport } from './k8s-report-body';
 export {

@@ -16,6 +16,7 @@ import { policiesFeature } from '#des/policies';
 import { actionsFeature } from '#des/actions';
 import { ledgerFeature } from '#des/ledger';
 import { kosliCompatFeature } from '#des/kosli-compat';
+import { auditFeature } from '#des/audit';
 
 /** Every feature of the service, once; a new feature library joins here. */
 export const features: ServiceFeature[] = [
@@ -33,6 +34,7 @@ export const features: ServiceFeature[] = [
   actionsFeature,
   ledgerFeature,
   kosliCompatFeature,
+  auditFeature,
 ];
 
 /** Every read model of the service; the projector runs them, the CLI rebuilds them. */

@@ -1,4 +1,5 @@
-import type { AttestationView } from './trail.view';
+import type { FlowTemplate } from '#des/flows';
+import { type AttestationView, trailCompliance, type TrailView } from './trail.view';
 
 /** People named by an attestation's pull requests: who opened them, who approved them. */
 export interface PullRequestPeople {
@@ -96,4 +97,45 @@ export function evidenceSummary(a: AttestationView): string[] {
     lines.push(`${file.filename} (${count(file.size, 'byte')}), SHA-256 ${file.sha256}`);
   }
   return lines.filter((l) => l !== '');
+}
+
+/** An attestation as evidence: its type, compliance, when it was recorded, and for pull requests who opened and approved them. */
+export interface AttestationEvidence {
+  type: string;
+  compliant: boolean;
+  recorded_at: number;
+  authors?: string[];
+  approvers?: string[];
+}
+
+const asEvidence = (a: AttestationView): AttestationEvidence => ({
+  type: a.type === 'custom' ? `custom:${String(a.evidence.type_name)}` : a.type,
+  compliant: a.compliant,
+  recorded_at: a.reported_at,
+  ...(a.type === 'pull_request' ? pullRequestPeople(a) : {}),
+});
+
+const byName = (attestations: Record<string, AttestationView>) =>
+  Object.fromEntries(
+    Object.values(attestations)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((a) => [a.name, asEvidence(a)]),
+  );
+
+/**
+ * The evidence a trail holds for one of its artifacts (by fingerprint): the
+ * trail's attestations and the artifact's, by name, and what the flow's
+ * template requires of the two that the trail lacks.
+ */
+export function artifactEvidence(
+  view: TrailView,
+  template: FlowTemplate | null,
+  fingerprint: string,
+): { trail: Record<string, AttestationEvidence>; artifact: Record<string, AttestationEvidence>; missing: string[] } {
+  const artifact = view.artifacts.find((a) => a.fingerprint === fingerprint);
+  const ref = artifact?.template_reference_name;
+  const missing = trailCompliance(view, template).missing.filter(
+    (m) => !m.startsWith('artifact/') || (ref !== null && ref !== undefined && m.startsWith(`artifact/${ref}/`)),
+  );
+  return { trail: byName(view.attestations), artifact: byName(artifact?.attestations ?? {}), missing };
 }

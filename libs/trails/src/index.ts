@@ -1,5 +1,11 @@
 /** What `#des/trails` publishes to the other libraries, the apps and the tests; the rest is its own. */
 export { commitOf, type Commit } from './commit';
+export {
+  artifactEvidence,
+  evidenceSummary,
+  pullRequestPeople,
+  type AttestationEvidence,
+} from './evidence-summary';
 export { PDF_RENDERER } from './pdf-renderer.provider';
 export { ChangeTrail } from './trail.commands';
 export { type RunningMove } from './trail.decider';

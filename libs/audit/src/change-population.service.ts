@@ -1,0 +1,156 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { auditRowsBetween, environmentKinds, snapshotsNumbered } from '#des/environments';
+import { ApiError, READ_STORE } from '#des/platform';
+import { type Doc, docReads, type ReadStore } from '#des/read-store';
+import { artifactEvidence, TrailTimeMachine } from '#des/trails';
+import {
+  byStart,
+  type Change,
+  type ChangeFacts,
+  changesOf,
+  type Commit,
+  type StartedChange,
+  withEvidence,
+} from './change-population';
+
+const DAY = 86_400;
+
+/** The pin and the period a population is drawn over, resolved. */
+export interface PopulationScope {
+  at: number;
+  from: number;
+  to: number;
+  environments: string[];
+}
+
+interface Provenance {
+  flow: string;
+  trail: string;
+  commit?: Commit | null;
+}
+
+interface SnapshotArtifact {
+  fingerprint: string;
+  provenance?: Provenance[];
+  policy_decision?: { compliant: boolean; reasons: string[] };
+}
+
+/** Trails folded at once while evidence is gathered. */
+const TRAIL_READS_IN_FLIGHT = 8;
+
+/**
+ * Builds the change population from the environments' audit logs (what
+ * started, when, its compliance then and at the pin), and each change's
+ * evidence from its trail as the trails feature shows it at the pin.
+ */
+@Injectable()
+export class ChangePopulation {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly trails: TrailTimeMachine,
+  ) {}
+
+  /** The pin, the period and the environments of a query; an unknown environment is a 404 naming it. */
+  async scope(
+    org: string,
+    query: { at?: number; from?: number; to?: number; environments?: string },
+  ): Promise<PopulationScope> {
+    const at = query.at ?? Math.round(Date.now() * 1000) / 1e6;
+    const to = query.to ?? at;
+    const from = query.from ?? to - 30 * DAY;
+    if (from > to) {
+      throw new ApiError(400, 'Input payload validation failed', { from: 'from must not be after to' });
+    }
+    return { at, from, to, environments: await this.environments(org, query.environments) };
+  }
+
+  private async environments(org: string, names: string | undefined): Promise<string[]> {
+    const known = await environmentKinds(docReads(this.reads), org);
+    if (names === undefined) return known.filter((e) => e.type !== 'logical').map((e) => e.name);
+    const asked = [...new Set(names.split(','))];
+    const unknown = asked.filter((name) => !known.some((e) => e.name === name));
+    if (unknown.length) {
+      throw new ApiError(404, 'Environment not found', {
+        environments: unknown.map((name) => `'${name}' does not exist`).join('; '),
+      });
+    }
+    const chosen = asked.flatMap((name) => {
+      const env = known.find((e) => e.name === name)!;
+      return env.type === 'logical' ? env.included_environments : [name];
+    });
+    return [...new Set(chosen)].sort();
+  }
+
+  /** Every change of the scope, in the population's order (no evidence yet). */
+  async started(org: string, scope: PopulationScope): Promise<StartedChange[]> {
+    const perEnvironment = await Promise.all(
+      scope.environments.map((env) =>
+        changesOf(auditRowsBetween(this.reads, org, env, { from: scope.from, until: scope.at }), scope),
+      ),
+    );
+    return perEnvironment.flat().sort(byStart);
+  }
+
+  /** These changes with their provenance (as recorded when each started), evidence and gaps (at the pin). */
+  async withEvidence(org: string, changes: StartedChange[], at: number): Promise<Change[]> {
+    const snapshots = await this.snapshotsOf(org, changes);
+    const recorded = changes.map((c) => {
+      const artifact = (
+        (snapshots.get(`${c.environment}#${c.snapshot_index}`)?.artifacts ?? []) as SnapshotArtifact[]
+      ).find((a) => a.fingerprint === c.fingerprint);
+      return { origin: artifact?.provenance?.[0] ?? null, reasons: artifact?.policy_decision?.reasons ?? [] };
+    });
+    const trails = await this.trailsAt(
+      org,
+      recorded.flatMap((r) => (r.origin ? [r.origin] : [])),
+      at,
+    );
+    return changes.map((change, i) => {
+      const { origin, reasons } = recorded[i];
+      const shown = origin ? trails.get(`${origin.flow}/${origin.trail}`) : undefined;
+      const evidence = shown?.view
+        ? artifactEvidence(shown.view, shown.template, change.fingerprint)
+        : { trail: {}, artifact: {}, missing: [] };
+      const facts: ChangeFacts = {
+        flow: origin?.flow ?? null,
+        trail: origin?.trail ?? null,
+        commit: origin?.commit ?? null,
+        evidence: { trail: evidence.trail, artifact: evidence.artifact },
+        templateMissing: evidence.missing,
+        policyReasons: reasons,
+      };
+      return withEvidence(change, facts);
+    });
+  }
+
+  private async snapshotsOf(org: string, changes: StartedChange[]): Promise<Map<string, Doc>> {
+    const wanted = new Map<string, Set<number>>();
+    for (const c of changes) {
+      const set = wanted.get(c.environment) ?? new Set<number>();
+      set.add(c.snapshot_index);
+      wanted.set(c.environment, set);
+    }
+    const found = new Map<string, Doc>();
+    for (const [env, indexes] of wanted) {
+      for (const doc of await snapshotsNumbered(docReads(this.reads), org, env, [...indexes])) {
+        found.set(`${env}#${doc.index as number}`, doc);
+      }
+    }
+    return found;
+  }
+
+  /** Each trail as it was at the pin, folded by the trails feature's time machine, a few at a time. */
+  private async trailsAt(org: string, origins: Provenance[], at: number) {
+    const keys = [...new Set(origins.map((o) => `${o.flow}/${o.trail}`))];
+    const shown = new Map<string, Awaited<ReturnType<TrailTimeMachine['at']>>>();
+    for (let i = 0; i < keys.length; i += TRAIL_READS_IN_FLIGHT) {
+      await Promise.all(
+        keys.slice(i, i + TRAIL_READS_IN_FLIGHT).map(async (key) => {
+          const [flow, trail] = key.split('/');
+          shown.set(key, await this.trails.at(org, flow, trail, at));
+        }),
+      );
+    }
+    return shown;
+  }
+}

@@ -1,0 +1,97 @@
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { stringify } from 'csv-stringify';
+import type { Request, Response } from 'express';
+import { once } from 'node:events';
+import { Requires } from '#des/platform';
+import { populationSha256, sampleOf } from './change-population';
+import { ChangePopulation } from './change-population.service';
+import { CHANGE_COLUMNS, changeRow } from './change-csv';
+import { ChangesQuery, SampleQuery } from './changes.dto';
+
+/** Changes given their evidence at once when the whole population is written out. */
+const CSV_CHUNK = 500;
+
+/**
+ * The change population an auditor tests change management on, and the
+ * reproducible sample drawn from it (docs/auditors.md).
+ */
+@ApiTags('auditing')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller('audit')
+export class ChangesController {
+  constructor(private readonly population: ChangePopulation) {}
+
+  @Get(':org/changes')
+  @Requires('reader')
+  @ApiProduces('application/json', 'text/csv')
+  @ApiOkResponse({
+    description:
+      '{at, from, to, environments, total_count, population_sha256, page, per_page, total_pages, changes}; with Accept: text/csv the whole population',
+  })
+  async changes(
+    @Param('org') org: string,
+    @Query() query: ChangesQuery,
+    @Req() req: Request,
+    @Res() res: Response,
+  ) {
+    const scope = await this.population.scope(org, query);
+    const all = await this.population.started(org, scope);
+    const sha = populationSha256(all.map((c) => c.id));
+    if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {
+      res.status(200).type('text/csv; charset=utf-8');
+      res.setHeader('Content-Disposition', `attachment; filename="${org}-changes.csv"`);
+      res.setHeader('X-Population-At', String(scope.at));
+      res.setHeader('X-Population-Total', String(all.length));
+      res.setHeader('X-Population-SHA256', sha);
+      const csv = stringify({ header: true, columns: [...CHANGE_COLUMNS] });
+      csv.pipe(res);
+      try {
+        for (let i = 0; i < all.length; i += CSV_CHUNK) {
+          for (const change of await this.population.withEvidence(
+            org,
+            all.slice(i, i + CSV_CHUNK),
+            scope.at,
+          )) {
+            if (!csv.write(changeRow(change))) await once(csv, 'drain');
+          }
+        }
+      } finally {
+        csv.end();
+      }
+      return;
+    }
+    const page = query.page ?? 1;
+    const perPage = query.per_page ?? 100;
+    const shown = all.slice((page - 1) * perPage, page * perPage);
+    res.status(200).json({
+      ...scope,
+      total_count: all.length,
+      population_sha256: sha,
+      page,
+      per_page: perPage,
+      total_pages: Math.ceil(all.length / perPage),
+      changes: await this.population.withEvidence(org, shown, scope.at),
+    });
+  }
+
+  @Get(':org/changes/sample')
+  @Requires('reader')
+  @ApiOkResponse({
+    description: '{seed, size, at, from, to, environments, population_total, population_sha256, changes}',
+  })
+  async sample(@Param('org') org: string, @Query() query: SampleQuery) {
+    const scope = await this.population.scope(org, query);
+    const all = await this.population.started(org, scope);
+    const drawn = sampleOf(all, query.seed, query.size);
+    return {
+      seed: query.seed,
+      size: query.size,
+      ...scope,
+      population_total: all.length,
+      population_sha256: populationSha256(all.map((c) => c.id)),
+      changes: await this.population.withEvidence(org, drawn, scope.at),
+    };
+  }
+}
