@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { AuditRow } from '#des/environments';
 import { isoMicros } from '#des/kernel';
 
 /**
@@ -9,15 +10,7 @@ import { isoMicros } from '#des/kernel';
  */
 
 /** One row of an environment's audit log, as the fold reads it. */
-export interface ChangeRow {
-  environment: string;
-  timestamp: number;
-  event_type: 'started' | 'exited' | 'changed';
-  snapshot_index: number;
-  artifact_name: string;
-  fingerprint: string;
-  compliant: boolean;
-}
+export type ChangeRow = AuditRow;
 
 /** A change before its evidence: when it started, and its compliance then and at the pin. */
 export interface StartedChange {

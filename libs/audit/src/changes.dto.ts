@@ -1,7 +1,7 @@
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { AtQuery, IsInstant } from '#des/platform';
+import { AtQuery, IsInstant, IsPageNumber, IsPerPage } from '#des/platform';
 
 const INSTANT = { oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }] };
 const NAME = '[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*';
@@ -38,19 +38,10 @@ export class PopulationQuery extends AtQuery {
 }
 
 export class ChangesQuery extends PopulationQuery {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
+  @IsPageNumber()
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000, { message: 'per_page must not be greater than 1000' })
+  @IsPerPage(1000, 100)
   per_page?: number;
 }
 

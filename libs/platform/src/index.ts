@@ -24,7 +24,7 @@ export { idempotentAttempts, stableId } from './idempotent-attempt';
 export { MAX_JSON_DEPTH, TOO_DEEP, textNestsDeeperThan } from './json-depth';
 export { JsonStringBody, jsonString } from './json-string';
 export { Metrics } from './metrics';
-export { PageQuery, paged } from './paging';
+export { IsPageNumber, IsPerPage, PageQuery, paged } from './paging';
 export { PROJECTOR_LEASE, PlatformRuntime } from './platform-runtime';
 export { PlatformModule } from './platform.module';
 export { PUBLIC_ROUTE, REQUIRED_PRIVILEGE, Requires } from './privileges';

@@ -1,23 +1,36 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { AtQuery } from './at-query';
 
+/** `page`: 1-based. */
+export const IsPageNumber = () =>
+  applyDecorators(
+    ApiPropertyOptional({ minimum: 1, default: 1 }),
+    IsOptional(),
+    Type(() => Number),
+    IsInt(),
+    Min(1),
+  );
+
+/** `per_page`: 1 to `max` (default `byDefault`). */
+export const IsPerPage = (max: number, byDefault: number) =>
+  applyDecorators(
+    ApiPropertyOptional({ minimum: 1, maximum: max, default: byDefault }),
+    IsOptional(),
+    Type(() => Number),
+    IsInt(),
+    Min(1),
+    Max(max, { message: `per_page must not be greater than ${max}` }),
+  );
+
 /** `?page=&per_page=` (1-based; 1–100 per page, default 20), with `?at=`. */
 export class PageQuery extends AtQuery {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
+  @IsPageNumber()
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @IsPerPage(100, 20)
   per_page?: number;
 }
 
