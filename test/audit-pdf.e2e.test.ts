@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PDF_RENDERER } from '#des/trails';
-import type { ChromiumPdfRenderer } from '#des/reports';
+import { type ChromiumPdfRenderer, PDF_RENDERER } from '#des/reports';
 import { Mode, startApp, TestApp } from './support/app';
 import { binary, textOf } from './support/pdf';
 

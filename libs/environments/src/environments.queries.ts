@@ -93,6 +93,10 @@ export interface AuditRow {
   artifact_name: string;
   fingerprint: string;
   compliant: boolean;
+  /** The commit (sha1) of its first trail, when it had provenance. */
+  commit: string | null;
+  flow_names: string[];
+  description: string;
 }
 
 /**

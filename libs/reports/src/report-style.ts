@@ -1,3 +1,4 @@
+import { isoMicros, unixMicros } from '#des/kernel';
 import { html, type SafeHtml } from './html';
 
 /**
@@ -78,3 +79,65 @@ export const REPORT_STYLE: SafeHtml = html`<style>
 
 export const statusMark = (compliant: boolean) =>
   html`<span class="${compliant ? 'ok' : 'bad'}">${compliant ? 'COMPLIANT' : 'NON-COMPLIANT'}</span>`;
+
+/** A report table's columns: their headings (repeated on each page) and widths in percent of the page. */
+export function tableHead(columns: [heading: string, widthPercent: number][]): SafeHtml {
+  return html`<colgroup>
+      ${columns.map(([, width]) => html`<col style="width: ${width}%" />`)}
+    </colgroup>
+    <thead>
+      <tr>
+        ${columns.map(([heading]) => html`<th>${heading}</th>`)}
+      </tr>
+    </thead>`;
+}
+
+/** A whole report: its title, the shared style, and its body. */
+export function reportPage(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+    <html>
+      <head>
+        <meta charset="utf-8" />
+        <title>${title}</title>
+        ${REPORT_STYLE}
+      </head>
+      <body>
+        ${body}
+      </body>
+    </html>`.value;
+}
+
+/** A report's opening table of labelled values; a row whose value is undefined is left out. */
+export function metaTable(rows: [label: string, value: unknown][]): SafeHtml {
+  return html`<table class="meta">
+    ${rows
+      .filter(([, value]) => value !== undefined)
+      .map(
+        ([label, value]) =>
+          html`<tr>
+            <td>${label}</td>
+            <td>${value}</td>
+          </tr>`,
+      )}
+  </table>`;
+}
+
+/** The instant a report shows, exactly: ISO to the microsecond and UNIX seconds. */
+export const exactInstant = (instant: number) => `${isoMicros(instant)} (UNIX ${unixMicros(instant)})`;
+
+/**
+ * How a printed report is checked against the log: the organization's hash
+ * chain head at the instant shown, and the call that answers the same.
+ */
+export function ledgerHeadCell(
+  org: string,
+  instant: number,
+  ledger: { position: number; hash: string } | undefined,
+): SafeHtml | undefined {
+  if (!ledger) return undefined;
+  return html`<code>${ledger.hash || '—'}</code> (position ${String(ledger.position)})<br />
+    <span class="small"
+      >Check: <code>GET /api/v2/ledger/${org}/head?at=${unixMicros(instant)}</code> answers this hash and
+      position</span
+    >`;
+}

@@ -131,11 +131,16 @@ export function artifactEvidence(
   view: TrailView,
   template: FlowTemplate | null,
   fingerprint: string,
-): { trail: Record<string, AttestationEvidence>; artifact: Record<string, AttestationEvidence>; missing: string[] } {
+): {
+  trail: Record<string, AttestationEvidence>;
+  artifact: Record<string, AttestationEvidence>;
+  missing: string[];
+} {
   const artifact = view.artifacts.find((a) => a.fingerprint === fingerprint);
   const ref = artifact?.template_reference_name;
   const missing = trailCompliance(view, template).missing.filter(
-    (m) => !m.startsWith('artifact/') || (ref !== null && ref !== undefined && m.startsWith(`artifact/${ref}/`)),
+    (m) =>
+      !m.startsWith('artifact/') || (ref !== null && ref !== undefined && m.startsWith(`artifact/${ref}/`)),
   );
   return { trail: byName(view.attestations), artifact: byName(artifact?.attestations ?? {}), missing };
 }

@@ -6,7 +6,6 @@ export {
   pullRequestPeople,
   type AttestationEvidence,
 } from './evidence-summary';
-export { PDF_RENDERER } from './pdf-renderer.provider';
 export { ChangeTrail } from './trail.commands';
 export { type RunningMove } from './trail.decider';
 export { TrailTimeMachine, TrailTimeMachineModule } from './trail-time-machine';

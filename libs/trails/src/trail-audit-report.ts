@@ -1,5 +1,14 @@
-import { isoMicros, unixMicros } from '#des/kernel';
-import { html, REPORT_STYLE, SafeHtml, statusMark } from '#des/reports';
+import { isoMicros } from '#des/kernel';
+import {
+  exactInstant,
+  html,
+  ledgerHeadCell,
+  metaTable,
+  reportPage,
+  SafeHtml,
+  statusMark,
+  tableHead,
+} from '#des/reports';
 import { evidenceSummary } from './evidence-summary';
 import type { Compliance, TrailView, AttestationView } from './trail.view';
 import type { TimelineEntry } from './trail-timeline';
@@ -65,166 +74,92 @@ export function trailAuditHtml(
     ...attestationRows(view.attestations, 'trail'),
     ...view.artifacts.flatMap((a) => attestationRows(a.attestations, a.filename)),
   ];
-  return html`<!doctype html>
-    <html>
-      <head>
-        <meta charset="utf-8" />
-        <title>Trail audit: ${view.flow}/${view.name}</title>
-        ${REPORT_STYLE}
-      </head>
-      <body>
-        <h1>Trail audit report</h1>
-        <table class="meta">
-          <tr>
-            <td>Organization</td>
-            <td>${view.org}</td>
-          </tr>
-          <tr>
-            <td>Flow</td>
-            <td>${view.flow}</td>
-          </tr>
-          <tr>
-            <td>Trail</td>
-            <td>${view.name}</td>
-          </tr>
-          <tr>
-            <td>Description</td>
-            <td>${view.description}</td>
-          </tr>
-          <tr>
-            <td>Commit</td>
-            <td><code>${commit?.sha1 ?? '—'}</code> ${commit?.message ?? ''}</td>
-          </tr>
-          <tr>
-            <td>Author / branch</td>
-            <td>${commit?.author ?? '—'} / ${commit?.branch ?? '—'}</td>
-          </tr>
-          <tr>
-            <td>Repository</td>
-            <td>${view.repo_info?.name ?? '—'} ${view.repo_info?.url ?? ''}</td>
-          </tr>
-          <tr>
-            <td>Compliance</td>
-            <td>
-              <span
-                class="${compliance.status === 'COMPLIANT' ? 'ok' : compliance.status === 'INCOMPLETE' ? 'incomplete' : 'bad'}"
-                >${compliance.status}</span
-              >
-              ${compliance.missing.length ? html`<br />Missing: ${compliance.missing.join(', ')}` : ''}
-              ${compliance.failing.length ? html`<br />Failing: ${compliance.failing.join(', ')}` : ''}
-            </td>
-          </tr>
-          <tr>
-            <td>As of</td>
-            <td>${isoMicros(instant)} (UNIX ${unixMicros(instant)})</td>
-          </tr>
-          <tr>
-            <td>Generated</td>
-            <td>${when(generatedAt)}</td>
-          </tr>
-          ${
-            ledger
-              ? html`<tr>
-                  <td>Ledger head</td>
-                  <td>
-                    <code>${ledger.hash || '—'}</code> (position ${String(ledger.position)})<br />
-                    <span class="small"
-                      >Check:
-                      <code>GET /api/v2/ledger/${view.org}/head?at=${unixMicros(instant)}</code> answers this
-                      hash and position</span
-                    >
-                  </td>
-                </tr>`
-              : ''
-          }
-        </table>
-        <h2>Artifacts</h2>
-        ${
-          view.artifacts.length
-            ? html`<table>
-                <colgroup>
-                  <col style="width: 26%" />
-                  <col style="width: 20%" />
-                  <col style="width: 26%" />
-                  <col style="width: 28%" />
-                </colgroup>
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>Commit</th>
-                    <th>Build</th>
-                    <th>Reported</th>
-                  </tr>
-                </thead>
-                ${view.artifacts.map(
-                  (a) =>
-                    html`<tbody class="entry">
-                      <tr>
-                        <td>${a.filename}</td>
-                        <td><code>${a.git_commit ?? '—'}</code></td>
-                        <td>${a.build_url ?? '—'}</td>
-                        <td class="when">${when(a.reported_at)}</td>
-                      </tr>
-                      <tr>
-                        <td colspan="4" class="small">Fingerprint <code>${a.fingerprint}</code></td>
-                      </tr>
-                    </tbody>`,
-                )}
-              </table>`
-            : html`<p>No artifacts.</p>`
-        }
-        <h2>Attestations</h2>
-        ${
-          rows.length
-            ? html`<table>
-                <colgroup>
-                  <col style="width: 20%" />
-                  <col style="width: 18%" />
-                  <col style="width: 14%" />
-                  <col style="width: 20%" />
-                  <col style="width: 28%" />
-                </colgroup>
-                <thead>
-                  <tr>
-                    <th>On</th>
-                    <th>Name</th>
-                    <th>Type</th>
-                    <th>Status</th>
-                    <th>Reported</th>
-                  </tr>
-                </thead>
-                ${rows}
-              </table>`
-            : html`<p>No attestations.</p>`
-        }
-        <h2>Timeline</h2>
-        ${
-          timeline.entries.length < timeline.total
-            ? html`<p>
-                The latest ${timeline.entries.length.toLocaleString('en')} of
-                ${timeline.total.toLocaleString('en')} entries; every entry: <code>GET ${timeline.rest}</code>
-              </p>`
-            : ''
-        }
-        <table>
-          <colgroup>
-            <col style="width: 28%" />
-            <col style="width: 72%" />
-          </colgroup>
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Event</th>
-            </tr>
-          </thead>
-          ${timeline.entries.map(
-            (e) =>
-              html`<tr>
-                <td class="when">${when(e.timestamp)}</td>
-                <td>${e.summary}</td>
-              </tr>`,
-          )}
-        </table>
-      </body>
-    </html>`.value;
+  const compliant = compliance.status === 'COMPLIANT';
+  const complianceCell = html`<span
+      class="${compliant ? 'ok' : compliance.status === 'INCOMPLETE' ? 'incomplete' : 'bad'}"
+      >${compliance.status}</span
+    >
+    ${compliance.missing.length ? html`<br />Missing: ${compliance.missing.join(', ')}` : ''}
+    ${compliance.failing.length ? html`<br />Failing: ${compliance.failing.join(', ')}` : ''}`;
+  return reportPage(
+    `Trail audit: ${view.flow}/${view.name}`,
+    html`<h1>Trail audit report</h1>
+      ${metaTable([
+        ['Organization', view.org],
+        ['Flow', view.flow],
+        ['Trail', view.name],
+        ['Description', view.description],
+        ['Commit', html`<code>${commit?.sha1 ?? '—'}</code> ${commit?.message ?? ''}`],
+        ['Author / branch', `${commit?.author ?? '—'} / ${commit?.branch ?? '—'}`],
+        ['Repository', `${view.repo_info?.name ?? '—'} ${view.repo_info?.url ?? ''}`],
+        ['Compliance', complianceCell],
+        ['As of', exactInstant(instant)],
+        ['Generated', when(generatedAt)],
+        ['Ledger head', ledgerHeadCell(view.org, instant, ledger)],
+      ])}
+      <h2>Artifacts</h2>
+      ${
+        view.artifacts.length
+          ? html`<table>
+              ${tableHead([
+                ['Name', 26],
+                ['Commit', 20],
+                ['Build', 26],
+                ['Reported', 28],
+              ])}
+              ${view.artifacts.map(
+                (a) =>
+                  html`<tbody class="entry">
+                    <tr>
+                      <td>${a.filename}</td>
+                      <td><code>${a.git_commit ?? '—'}</code></td>
+                      <td>${a.build_url ?? '—'}</td>
+                      <td class="when">${when(a.reported_at)}</td>
+                    </tr>
+                    <tr>
+                      <td colspan="4" class="small">Fingerprint <code>${a.fingerprint}</code></td>
+                    </tr>
+                  </tbody>`,
+              )}
+            </table>`
+          : html`<p>No artifacts.</p>`
+      }
+      <h2>Attestations</h2>
+      ${
+        rows.length
+          ? html`<table>
+              ${tableHead([
+                ['On', 20],
+                ['Name', 18],
+                ['Type', 14],
+                ['Status', 20],
+                ['Reported', 28],
+              ])}
+              ${rows}
+            </table>`
+          : html`<p>No attestations.</p>`
+      }
+      <h2>Timeline</h2>
+      ${
+        timeline.entries.length < timeline.total
+          ? html`<p>
+              The latest ${timeline.entries.length.toLocaleString('en')} of
+              ${timeline.total.toLocaleString('en')} entries; every entry: <code>GET ${timeline.rest}</code>
+            </p>`
+          : ''
+      }
+      <table>
+        ${tableHead([
+          ['When', 28],
+          ['Event', 72],
+        ])}
+        ${timeline.entries.map(
+          (e) =>
+            html`<tr>
+              <td class="when">${when(e.timestamp)}</td>
+              <td>${e.summary}</td>
+            </tr>`,
+        )}
+      </table> `,
+  );
 }

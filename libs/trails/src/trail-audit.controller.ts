@@ -1,11 +1,10 @@
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import type { PdfRenderer } from '#des/reports';
+import { PDF_RENDERER, type PdfRenderer } from '#des/reports';
 import { AtQuery, EVENT_STORE, Requires } from '#des/platform';
 import { type EventStore, secondsToMicros } from '#des/event-store';
 import { unixMicros } from '#des/kernel';
-import { PDF_RENDERER } from './pdf-renderer.provider';
 import { trailAuditHtml, trailReportFrame } from './trail-audit-report';
 import { TrailReads } from './trail-reads';
 import { trailCompliance } from './trail.view';

@@ -7,20 +7,15 @@ import { TrailReads } from './trail-reads';
 import { TrailsController } from './trails.controller';
 import { TrailTimeMachineModule } from './trail-time-machine';
 import { CustomEvaluationModule } from '#des/attestation-types';
-import { PDF_RENDERER, PdfRendererHost } from './pdf-renderer.provider';
+import { PdfRendererModule } from '#des/reports';
 import { trailsProjection } from './trails.projection';
 import { TrailTimelineQuery } from './trail-timeline.query';
 
 /** Trails, their artifacts and attestations, and the trail's audit PDF. */
 @Module({
-  imports: [TrailTimeMachineModule, CustomEvaluationModule],
+  imports: [TrailTimeMachineModule, CustomEvaluationModule, PdfRendererModule],
   controllers: [TrailsController, TrailArtifactsController, AttestationsController, TrailAuditController],
-  providers: [
-    TrailReads,
-    TrailTimelineQuery,
-    PdfRendererHost,
-    { provide: PDF_RENDERER, useExisting: PdfRendererHost },
-  ],
+  providers: [TrailReads, TrailTimelineQuery],
 })
 export class TrailsModule {}
 

@@ -1,0 +1,124 @@
+import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiProduces, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { IsOptional } from 'class-validator';
+import type { Response } from 'express';
+import { type EventStore, secondsToMicros } from '#des/event-store';
+import { unixMicros } from '#des/kernel';
+import { ApiError, AtQuery, EVENT_STORE, IsInstant, ReadModelsAt, Requires } from '#des/platform';
+import { PDF_RENDERER, type PdfRenderer } from '#des/reports';
+import { snapshotView } from './compliance-model';
+import { environmentReportFrame, environmentReportHtml } from './environment-report';
+import {
+  environmentsProjection,
+  ENVIRONMENT_EVENTS,
+  ENVIRONMENTS,
+  environmentId,
+  SNAPSHOTS,
+  snapshotId,
+} from './environments.projection';
+import type { AuditRow } from './environments.queries';
+
+const DAY = 86_400;
+/** The report prints at most this many changes and snapshots (the latest); the rest are a call away. */
+const REPORT_ROWS = 2_000;
+const INSTANT = { oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }] };
+
+class EnvironmentReportQuery extends AtQuery {
+  @ApiPropertyOptional({
+    ...INSTANT,
+    description: 'Changes from this instant (default: 30 days before `to`)',
+  })
+  @IsOptional()
+  @IsInstant('from')
+  from?: number;
+
+  @ApiPropertyOptional({ ...INSTANT, description: 'Changes up to this instant (default: `at`)' })
+  @IsOptional()
+  @IsInstant('to')
+  to?: number;
+}
+
+/** An environment's audit report, as PDF. */
+@ApiTags('auditing')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller('environments')
+export class EnvironmentReportController {
+  constructor(
+    @Inject(PDF_RENDERER) private readonly pdf: PdfRenderer,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    private readonly readModelsAt: ReadModelsAt,
+  ) {}
+
+  @Get(':org/:env/audit_pdf')
+  @Requires('reader')
+  @ApiProduces('application/pdf')
+  async auditPdf(
+    @Param('org') org: string,
+    @Param('env') env: string,
+    @Query() query: EnvironmentReportQuery,
+    @Res() res: Response,
+  ) {
+    // One exact instant, to the microsecond: the one asked for, or now; everything is read as it was then.
+    const generatedAt = Date.now() / 1000;
+    const instant = query.at ?? Math.round(generatedAt * 1e6) / 1e6;
+    const to = Math.min(query.to ?? instant, instant);
+    const from = query.from ?? to - 30 * DAY;
+    if (from > to) {
+      throw new ApiError(400, 'Input payload validation failed', { from: 'from must not be after to' });
+    }
+    const reads = await this.readModelsAt.readsFor(instant, {
+      org,
+      projections: [environmentsProjection],
+      within: env,
+    });
+    const environment = await reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, env) });
+    if (!environment) throw new ApiError(404, 'Environment not found');
+    const latest = (environment.latest_snapshot as number | undefined) ?? 0;
+    const changeFilter = { org, environment: env, timestamp: { $gte: from, $lte: to } };
+    const [inForce, changes, changesTotal, snapshots, ledger] = await Promise.all([
+      latest > 0 ? reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, latest) }) : null,
+      reads.collection(ENVIRONMENT_EVENTS).find(changeFilter, { sort: { seq: -1 }, limit: REPORT_ROWS }),
+      reads.collection(ENVIRONMENT_EVENTS).count(changeFilter),
+      reads
+        .collection(SNAPSHOTS)
+        .find({ org, environment: env }, { sort: { index: -1 }, limit: REPORT_ROWS }),
+      this.events.ledgerHead(org, { untilRecordedAt: secondsToMicros(instant) }),
+    ]);
+    const report = {
+      org,
+      environment: {
+        name: env,
+        type: environment.type as string,
+        description: (environment.description as string | undefined) ?? '',
+        policies: (environment.policies as string[] | undefined) ?? [],
+        state: (environment.state as boolean | undefined) ?? true,
+      },
+      instant,
+      generatedAt,
+      period: { from, to },
+      inForce: inForce ? snapshotView(inForce) : null,
+      changes: (changes as unknown as AuditRow[]).reverse(),
+      changesTotal,
+      changesRest:
+        `/api/v2/environments/${org}/${env}/events?from_timestamp=${unixMicros(from)}` +
+        `&to_timestamp=${unixMicros(to)}&at=${unixMicros(instant)}`,
+      snapshots: snapshots.map((s) => {
+        const view = snapshotView(s);
+        return {
+          index: view.index,
+          timestamp: view.timestamp,
+          compliant: view.compliant,
+          artifacts: view.artifacts.length,
+        };
+      }),
+      ledger,
+    };
+    const pdf = await this.pdf.render(environmentReportHtml(report), environmentReportFrame(report));
+    res
+      .status(200)
+      .type('application/pdf')
+      .setHeader('Content-Disposition', `attachment; filename="${env.replace(/[^\w.-]/g, '_')}-audit.pdf"`);
+    res.send(pdf);
+  }
+}
