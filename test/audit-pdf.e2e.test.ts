@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ChromiumPdfRenderer, PDF_RENDERER } from '#des/reports';
+import { PDF_RENDERER } from '#des/platform';
+import type { ChromiumPdfRenderer } from '#des/reports';
 import { Mode, startApp, TestApp } from './support/app';
 import { binary, textOf } from './support/pdf';
 

@@ -4,8 +4,16 @@ import { IsOptional } from 'class-validator';
 import type { Response } from 'express';
 import { type EventStore, secondsToMicros } from '#des/event-store';
 import { unixMicros } from '#des/kernel';
-import { ApiError, AtQuery, EVENT_STORE, IsInstant, ReadModelsAt, Requires } from '#des/platform';
-import { PDF_RENDERER, type PdfRenderer } from '#des/reports';
+import {
+  ApiError,
+  AtQuery,
+  EVENT_STORE,
+  IsInstant,
+  PDF_RENDERER,
+  ReadModelsAt,
+  Requires,
+} from '#des/platform';
+import type { PdfRenderer } from '#des/reports';
 import { snapshotView } from './compliance-model';
 import { environmentReportFrame, environmentReportHtml } from './environment-report';
 import {

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { ServiceFeature } from '#des/platform';
 import { EnvironmentsController } from './environments.controller';
-import { PdfRendererModule } from '#des/reports';
 import { EnvironmentPoliciesController } from './environment-policies.controller';
 import { EnvironmentReportController } from './environment-report.controller';
 import { environmentsProjection } from './environments.projection';
@@ -10,7 +9,6 @@ import { complianceReaction } from './compliance.reaction';
 
 /** Environments, Kubernetes reports → snapshots, deployments, the audit log and the environment's report. */
 @Module({
-  imports: [PdfRendererModule],
   controllers: [EnvironmentsController, EnvironmentPoliciesController, EnvironmentReportController],
 })
 export class EnvironmentsModule {}

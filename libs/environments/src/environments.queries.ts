@@ -1,5 +1,11 @@
 import type { Doc, DocReads, ReadStore } from '#des/read-store';
-import { ENVIRONMENT_EVENTS, ENVIRONMENTS, environmentId, SNAPSHOTS, snapshotId } from './environments.projection';
+import {
+  ENVIRONMENT_EVENTS,
+  ENVIRONMENTS,
+  environmentId,
+  SNAPSHOTS,
+  snapshotId,
+} from './environments.projection';
 
 /** The environment named `name` as the read models hold it, or null. */
 export function environmentNamed(reads: DocReads, org: string, name: string): Promise<Doc | null> {

@@ -61,6 +61,11 @@ export interface Config {
   tenantPrograms: TenantProgramsConfig;
   /** Server mode: queries one organization may have in flight at the read-model server from one process (ADR 0017). */
   orgConcurrentReads: number;
+  /**
+   * Report PDFs carry a structure tree for screen readers (`DES_PDF_TAGGED=true`): Chromium then
+   * takes about twice as long and writes files ten times larger, so it is off by default.
+   */
+  pdfTagged: boolean;
   /** Fault injection for the crash tests (`DES_FAULT_KILL_AFTER_WRITES`): SIGKILL this process after N read-model writes. */
   faultKillAfterWrites?: number;
 }
@@ -131,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tenantLimits: tenantLimitDefaults(env),
     tenantPrograms: tenantProgramsConfig(env),
     orgConcurrentReads: Number(env.DES_ORG_CONCURRENT_READS ?? 8),
+    pdfTagged: env.DES_PDF_TAGGED === 'true',
     faultKillAfterWrites: positiveInteger(env.DES_FAULT_KILL_AFTER_WRITES),
   };
 }

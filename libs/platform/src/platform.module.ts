@@ -15,7 +15,8 @@ import { HealthController } from './health.controller';
 import { Metrics } from './metrics';
 import { ReadModelProgress } from './read-model-progress';
 import { PROJECTIONS, PlatformRuntime, REACTIONS } from './platform-runtime';
-import { CONFIG, EVENT_STORE, JOBS, PROJECTION_PROGRESS, READ_STORE, ROLE } from './tokens';
+import { CONFIG, EVENT_STORE, JOBS, PDF_RENDERER, PROJECTION_PROGRESS, READ_STORE, ROLE } from './tokens';
+import { PdfRendererHost } from './pdf-renderer-host';
 import { TENANT_LIMITS, TENANT_USAGE } from './tenant-limits';
 import { TenantSources } from './tenant-sources';
 import { EventLogQuota } from './event-log-quota';
@@ -54,6 +55,10 @@ export class PlatformModule {
         { provide: EVENT_STORE, useFactory: (e: Engines) => e.events, inject: [ENGINES] },
         { provide: READ_STORE, useFactory: (e: Engines) => e.reads, inject: [ENGINES] },
         { provide: JOBS, useFactory: (e: Engines) => e.jobs, inject: [ENGINES] },
+        {
+          provide: PDF_RENDERER,
+          useFactory: () => new PdfRendererHost({ tagged: options.config.pdfTagged }),
+        },
         Metrics,
         PlatformRuntime,
         ReadModelProgress,
@@ -76,6 +81,7 @@ export class PlatformModule {
         EVENT_STORE,
         READ_STORE,
         JOBS,
+        PDF_RENDERER,
         PROJECTION_PROGRESS,
         Metrics,
         PlatformRuntime,

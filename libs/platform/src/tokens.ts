@@ -5,3 +5,5 @@ export const JOBS = Symbol('JOBS');
 export const PROJECTION_PROGRESS = Symbol('PROJECTION_PROGRESS');
 export const CONFIG = Symbol('CONFIG');
 export const ROLE = Symbol('ROLE');
+/** The report renderer (`PdfRenderer` of `#des/reports`): one Chromium per process, whichever feature renders. */
+export const PDF_RENDERER = Symbol('PDF_RENDERER');

@@ -10,4 +10,3 @@ export {
   statusMark,
   tableHead,
 } from './report-style';
-export { PDF_RENDERER, PdfRendererModule } from './pdf-renderer.module';

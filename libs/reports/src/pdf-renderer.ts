@@ -60,8 +60,11 @@ export class ChromiumPdfRenderer implements PdfRenderer {
   /** Set-up pages of the current browser, free for a render. */
   private idle: Page[] = [];
 
-  /** The executable is looked up at first use, so a service without Chromium starts and answers everything else. */
-  constructor(private readonly executablePath?: string) {}
+  /**
+   * The executable is looked up at first use, so a service without Chromium starts and answers
+   * everything else. `tagged`: PDFs with a structure tree for screen readers (slower, larger).
+   */
+  constructor(private readonly options: { executablePath?: string; tagged?: boolean } = {}) {}
 
   /** The browser's process id (for the crash test). */
   async pid(): Promise<number | undefined> {
@@ -72,7 +75,7 @@ export class ChromiumPdfRenderer implements PdfRenderer {
     if (!this.browser) {
       this.profile = mkdtempSync(join(tmpdir(), 'des-chromium-'));
       const launching = puppeteer.launch({
-        executablePath: this.executablePath ?? chromiumPath(),
+        executablePath: this.options.executablePath ?? chromiumPath(),
         headless: true,
         userDataDir: this.profile,
         args: [
@@ -136,6 +139,7 @@ export class ChromiumPdfRenderer implements PdfRenderer {
         await page.pdf({
           format: 'A4',
           printBackground: true,
+          tagged: this.options.tagged ?? false,
           margin: { top: '16mm', bottom: '16mm', left: '14mm', right: '14mm' },
           ...(frame ? { displayHeaderFooter: true, ...frameTemplates(frame) } : {}),
         }),

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { PDF_RENDERER, type PdfRenderer } from '#des/reports';
-import { AtQuery, EVENT_STORE, Requires } from '#des/platform';
+import type { PdfRenderer } from '#des/reports';
+import { AtQuery, EVENT_STORE, PDF_RENDERER, Requires } from '#des/platform';
 import { type EventStore, secondsToMicros } from '#des/event-store';
 import { unixMicros } from '#des/kernel';
 import { trailAuditHtml, trailReportFrame } from './trail-audit-report';

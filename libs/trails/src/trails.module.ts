@@ -7,13 +7,12 @@ import { TrailReads } from './trail-reads';
 import { TrailsController } from './trails.controller';
 import { TrailTimeMachineModule } from './trail-time-machine';
 import { CustomEvaluationModule } from '#des/attestation-types';
-import { PdfRendererModule } from '#des/reports';
 import { trailsProjection } from './trails.projection';
 import { TrailTimelineQuery } from './trail-timeline.query';
 
 /** Trails, their artifacts and attestations, and the trail's audit PDF. */
 @Module({
-  imports: [TrailTimeMachineModule, CustomEvaluationModule, PdfRendererModule],
+  imports: [TrailTimeMachineModule, CustomEvaluationModule],
   controllers: [TrailsController, TrailArtifactsController, AttestationsController, TrailAuditController],
   providers: [TrailReads, TrailTimelineQuery],
 })
