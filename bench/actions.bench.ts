@@ -7,6 +7,7 @@ import { OrganizationBootstrap } from '#des/accounts';
 import { loadConfig } from '#des/platform';
 import { createHttpApp } from '#des/service';
 import { client, percentile } from './support/http-client';
+import { fingerprintOf, podsOf } from './support/pods';
 import { runBenchmark, smoke } from './support/run';
 
 /**
@@ -17,14 +18,6 @@ import { runBenchmark, smoke } from './support/run';
  */
 const results: Record<string, unknown> = {};
 const GOAL_LATENCY_P50_MS = 50;
-const hex = (n: number) => n.toString(16).padStart(64, '0');
-const pods = (fingerprints: number[]) =>
-  fingerprints.map((f) => ({
-    creationTimestamp: 1_790_000_000,
-    digests: { [`registry.local/svc-${f}:1`]: `sha256:${hex(f)}` },
-    namespace: 'bench',
-    podName: `svc-${f}`,
-  }));
 
 /** A receiver that resolves a waiter when the delivery for a fingerprint (or the n-th delivery) arrives. */
 function receiver(): { server: Server; received: () => number; arrival: (fp: string) => Promise<number> } {
@@ -92,10 +85,10 @@ runBenchmark('actions', results, async () => {
   let next = 1;
   for (let i = 0; i < rounds; i++) {
     const fp = next++;
-    const arrived = sink.arrival(hex(fp));
+    const arrived = sink.arrival(fingerprintOf(fp));
     const start = performance.now();
     const res = await http.call('PUT', `/api/v2/environments/${org}/latency/report/K8S`, {
-      artifacts: pods([fp]),
+      artifacts: podsOf([fp]),
     });
     if (res.status !== 201) throw new Error(`report: ${res.status} ${res.body}`);
     latencies.push((await arrived) - start);
@@ -120,7 +113,7 @@ runBenchmark('actions', results, async () => {
     const before = sink.received();
     const start = performance.now();
     await http.call('PUT', `/api/v2/environments/${org}/${env}/report/K8S`, {
-      artifacts: pods(fingerprints),
+      artifacts: podsOf(fingerprints),
     });
     await until(() => sink.received() - before >= artifacts * targets);
     const seconds = (performance.now() - start) / 1000;

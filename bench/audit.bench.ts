@@ -6,6 +6,7 @@ import { OrganizationBootstrap } from '#des/accounts';
 import { loadConfig } from '#des/platform';
 import { createHttpApp } from '#des/service';
 import { client, type Client, percentile } from './support/http-client';
+import { fingerprintOf, podsOf } from './support/pods';
 import { runBenchmark, sized, smoke } from './support/run';
 import { seedNoise } from './support/seed';
 
@@ -17,16 +18,8 @@ import { seedNoise } from './support/seed';
  * artifacts. Figures go to bench/results/audit.json.
  */
 const results: Record<string, unknown> = {};
-const hex = (n: number) => n.toString(16).padStart(64, 'a');
 const ENVIRONMENTS = 5;
 const PER_REPORT = 10;
-const pods = (fingerprints: number[]) =>
-  fingerprints.map((f) => ({
-    creationTimestamp: 1_790_000_000,
-    digests: { [`registry.local/svc-${f}:1`]: `sha256:${hex(f)}` },
-    namespace: 'bench',
-    podName: `svc-${f}`,
-  }));
 
 async function ok(http: Client, method: string, path: string, body?: unknown) {
   const res = await http.call(method, path, body);
@@ -78,14 +71,14 @@ runBenchmark('audit', results, async () => {
     await ok(http, 'PUT', '/api/v2/trails/bench/svc', {
       name: trail,
       git_commit_info: {
-        sha1: hex(f).slice(0, 40),
+        sha1: fingerprintOf(f).slice(0, 40),
         author: `dev${f % 7}`,
         message: 'change',
         branch: 'main',
       },
     });
     await ok(http, 'POST', '/api/v2/artifacts/bench/svc', {
-      fingerprint: hex(f * 5),
+      fingerprint: fingerprintOf(f * 5),
       filename: `svc-${f * 5}`,
       trail_name: trail,
     });
@@ -108,7 +101,7 @@ runBenchmark('audit', results, async () => {
     for (let e = 0; e < ENVIRONMENTS; e++) {
       const first = (r * PER_REPORT + e * 7) % changes;
       const running = Array.from({ length: PER_REPORT }, (_, i) => (first + i) % changes);
-      await ok(http, 'PUT', `/api/v2/environments/bench/env-${e}/report/K8S`, { artifacts: pods(running) });
+      await ok(http, 'PUT', `/api/v2/environments/bench/env-${e}/report/K8S`, { artifacts: podsOf(running) });
     }
   }
   console.log(
@@ -160,7 +153,7 @@ runBenchmark('audit', results, async () => {
 
   await ok(http, 'PUT', '/api/v2/environments/bench', { name: 'wide', type: 'K8S' });
   await ok(http, 'PUT', '/api/v2/environments/bench/wide/report/K8S', {
-    artifacts: pods(Array.from({ length: runningInReport }, (_, i) => i)),
+    artifacts: podsOf(Array.from({ length: runningInReport }, (_, i) => i)),
   });
   await ok(http, 'GET', '/api/v2/environments/bench/wide/audit_pdf'); // the browser's first start is not measured
   results.environment_pdf = {

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { podsOf } from './support/pods';
 import { runBenchmark, sized } from './support/run';
 import { createHttpApp } from '#des/service';
 import { OrganizationBootstrap } from '#des/accounts';
@@ -16,16 +17,6 @@ import { seedNoise } from './support/seed';
  */
 const results: Record<string, unknown> = {};
 const rssMb = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
-const hex = (n: number) => n.toString(16).padStart(64, '0');
-const podsOf = (fingerprints: number[], podsEach: number) =>
-  fingerprints.flatMap((f) =>
-    Array.from({ length: podsEach }, (_, i) => ({
-      creationTimestamp: 1_790_000_000,
-      digests: { [`registry.local/svc-${f}:1`]: `sha256:${hex(f)}` },
-      namespace: 'bench',
-      podName: `svc-${f}-${i}`,
-    })),
-  );
 
 async function start(
   dataDir: string,

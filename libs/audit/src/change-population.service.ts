@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { TimeSlice } from '#des/event-store';
 import { auditRowsBetween, environmentKinds, snapshotsNumbered } from '#des/environments';
 import { ApiError, READ_STORE } from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
@@ -14,6 +15,13 @@ import {
 } from './change-population';
 
 const DAY = 86_400;
+
+async function* withTurns<T>(items: AsyncIterable<T>, slice: TimeSlice): AsyncIterable<T> {
+  for await (const item of items) {
+    await slice.turn();
+    yield item;
+  }
+}
 
 /** The pin and the period a population is drawn over, resolved. */
 export interface PopulationScope {
@@ -83,11 +91,14 @@ export class ChangePopulation {
 
   /** Every change of the scope, in the population's order (no evidence yet). */
   async started(org: string, scope: PopulationScope): Promise<StartedChange[]> {
-    const perEnvironment = await Promise.all(
-      scope.environments.map((env) =>
-        changesOf(auditRowsBetween(this.reads, org, env, { from: scope.from, until: scope.at }), scope),
-      ),
-    );
+    // Environments one after another, giving the event loop a turn every 10 ms of rows: a long
+    // history is one organization's wait, not everyone's (ADR 0008).
+    const slice = new TimeSlice();
+    const perEnvironment: StartedChange[][] = [];
+    for (const env of scope.environments) {
+      const rows = auditRowsBetween(this.reads, org, env, { from: scope.from, until: scope.at });
+      perEnvironment.push(await changesOf(withTurns(rows, slice), scope));
+    }
     return perEnvironment.flat().sort(byStart);
   }
 
