@@ -5,13 +5,14 @@ import { SqliteEventStore } from '#des/event-store';
 import { modeEnv, startApp, TestApp } from './support/app';
 import { Child, eventually, startProcess } from './support/processes';
 import { Receiver } from './support/receiver';
+import { readWholeLog } from './support/log';
 
 /** The event types of every delivery stream in the log, by stream. */
 async function deliveryHistories(path: string): Promise<Record<string, string[]>> {
   const store = new SqliteEventStore({ path });
   try {
     const histories: Record<string, string[]> = {};
-    for (const e of await store.readAll(0, 100_000)) {
+    for (const e of await readWholeLog(store)) {
       if (e.stream.startsWith('notification-')) (histories[e.stream] ??= []).push(e.type);
     }
     return histories;

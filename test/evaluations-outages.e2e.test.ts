@@ -10,6 +10,7 @@ import { freePort } from './support/engines';
 import { modeEnv, startApp, TestApp } from './support/app';
 import { Child, eventually, startProcess } from './support/processes';
 import { assertDatabaseUnavailable } from './support/outage';
+import { readWholeLog } from './support/log';
 
 const ALLOW_GOOD = {
   'policy.rego':
@@ -37,7 +38,7 @@ async function seeded(extra: NodeJS.ProcessEnv = {}) {
 async function evaluationEventsIn(path: string): Promise<string[]> {
   const store = new SqliteEventStore({ path });
   try {
-    const all = await store.readAll(0, 100_000);
+    const all = await readWholeLog(store);
     return all.filter((e) => e.stream.startsWith('evaluation-')).map((e) => e.type);
   } finally {
     await store.close();

@@ -8,6 +8,7 @@ import { ChangeIdempotencyKey } from '#des/idempotency';
 import { eventually } from './support/processes';
 import { Receiver } from './support/receiver';
 import { Mode, modeEnv, startApp, TestApp } from './support/app';
+import { readWholeLog } from './support/log';
 
 const POLICY = { files: { 'policy.rego': 'package policy\nimport rego.v1\ndefault allow := true\n' } };
 const report = {
@@ -124,7 +125,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
           ['evaluation_completed', true],
         ],
       );
-      const requested = (await log.readAll(0, 1_000_000)).filter((e) => e.type === 'evaluation_requested');
+      const requested = (await readWholeLog(log)).filter((e) => e.type === 'evaluation_requested');
       assert.equal(requested.length, 1, 'no second evaluation under another id');
     });
 

@@ -8,6 +8,7 @@ import { modeEnv, startApp, TestApp } from './support/app';
 import { FixtureFeatureModule } from './support/fixture-feature';
 import { Child, eventually, startProcess } from './support/processes';
 import { assertDatabaseUnavailable } from './support/outage';
+import { readWholeLog } from './support/log';
 
 describe('server mode: API, projector and worker as separate processes', () => {
   let env: NodeJS.ProcessEnv;
@@ -108,7 +109,7 @@ describe('server mode: unreachable engines answer 503 and fail readiness', () =>
     const sqliteLog = async () => {
       const store = new SqliteEventStore({ path: sqlitePath });
       try {
-        return await store.readAll(0, 100_000);
+        return await readWholeLog(store);
       } finally {
         await store.close();
       }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { TimeSlice } from '#des/event-store';
+import { type EventStore, TimeSlice } from '#des/event-store';
 import { auditRowsBetween, environmentKinds, snapshotsNumbered } from '#des/environments';
-import { ApiError, READ_STORE } from '#des/platform';
+import { ApiError, EVENT_STORE, pinnedNow, READ_STORE } from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { artifactEvidence, TrailTimeMachine } from '#des/trails';
 import {
@@ -55,6 +55,7 @@ const TRAIL_READS_IN_FLIGHT = 8;
 export class ChangePopulation {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
     private readonly trails: TrailTimeMachine,
   ) {}
 
@@ -63,7 +64,7 @@ export class ChangePopulation {
     org: string,
     query: { at?: number; from?: number; to?: number; environments?: string },
   ): Promise<PopulationScope> {
-    const at = query.at ?? Math.round(Date.now() * 1000) / 1e6;
+    const at = query.at ?? (await pinnedNow(this.events));
     const to = query.to ?? at;
     const from = query.from ?? to - 30 * DAY;
     if (from > to) {

@@ -10,6 +10,7 @@ import {
   EVENT_STORE,
   IsInstant,
   PDF_RENDERER,
+  pinnedNow,
   ReadModelsAt,
   Requires,
 } from '#des/platform';
@@ -69,7 +70,7 @@ export class EnvironmentReportController {
   ) {
     // One exact instant, to the microsecond: the one asked for, or now; everything is read as it was then.
     const generatedAt = Date.now() / 1000;
-    const instant = query.at ?? Math.round(generatedAt * 1e6) / 1e6;
+    const instant = query.at ?? (await pinnedNow(this.events));
     const to = Math.min(query.to ?? instant, instant);
     const from = query.from ?? to - 30 * DAY;
     if (from > to) {

@@ -3,6 +3,7 @@ export { AggregateCommand } from './aggregate-command';
 export { ApiError, VALIDATION_FAILED } from './api-error';
 export { AtQuery, IsInstant } from './at-query';
 export { safeCell } from './csv-cell';
+export { pinnedNow } from './pinned-now';
 export { AttachmentStore } from './attachment-store';
 export { runBackgroundProcess } from './background-process';
 export { STORED_YAML, YAML_LIMITS, YamlRefusal, parseBoundedYaml, type YamlLimits } from './bounded-yaml';

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { PdfRenderer } from '#des/reports';
-import { AtQuery, EVENT_STORE, PDF_RENDERER, Requires } from '#des/platform';
+import { AtQuery, EVENT_STORE, PDF_RENDERER, pinnedNow, Requires } from '#des/platform';
 import { type EventStore, secondsToMicros } from '#des/event-store';
 import { unixMicros } from '#des/kernel';
 import { trailAuditHtml, trailReportFrame } from './trail-audit-report';
@@ -40,7 +40,7 @@ export class TrailAuditController {
     // The report shows one exact instant, to the microsecond: the one asked for, or now. Its
     // ledger head is the one `GET /ledger/{org}/head?at=<that instant>` answers.
     const generatedAt = Date.now() / 1000;
-    const asOf = at ?? Math.round(generatedAt * 1e6) / 1e6;
+    const asOf = at ?? (await pinnedNow(this.events));
     const { view, template } = await this.trailReads.trailView(
       org,
       flow,
