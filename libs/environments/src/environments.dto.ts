@@ -1,14 +1,10 @@
-import { AtQuery, IsInstant, PageQuery } from '#des/platform';
+import { AtQuery, IsInstant, IsPageNumber, IsPerPage, PageQuery } from '#des/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsIn,
-  IsInt,
-  Max,
-  Min,
   IsOptional,
   IsString,
   Matches,
@@ -156,19 +152,10 @@ export class PolicyNamesDto {
  * and the repository filter.
  */
 export class EnvironmentEventsQuery extends AuditLogQuery {
-  @ApiPropertyOptional({ minimum: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
+  @IsPageNumber()
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @IsPerPage(1000, 15)
   per_page?: number;
 
   @ApiPropertyOptional({ description: 'Snapshots: `N`, `N..M`, or empty for all' })

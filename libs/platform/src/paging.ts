@@ -4,14 +4,18 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { AtQuery } from './at-query';
 
+/** The highest page number asked for: past it a store's skip would overflow (a 500 the fuzzer found). */
+export const MAX_PAGE = 1_000_000;
+
 /** `page`: 1-based. */
 export const IsPageNumber = () =>
   applyDecorators(
-    ApiPropertyOptional({ minimum: 1, default: 1 }),
+    ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
     IsOptional(),
     Type(() => Number),
     IsInt(),
     Min(1),
+    Max(MAX_PAGE, { message: `page must not be greater than ${MAX_PAGE}` }),
   );
 
 /** `per_page`: 1 to `max` (default `byDefault`). */
