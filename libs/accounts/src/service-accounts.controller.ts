@@ -1,6 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBasicAuth, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ApiError, JsonStringBody, jsonString, READ_STORE, Requires } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { accountId, API_KEYS, SERVICE_ACCOUNTS } from './accounts.projection';
@@ -38,6 +45,7 @@ export class ServiceAccountsController {
   ) {}
 
   @Post(':org')
+  @ApiOperation({ operationId: 'createServiceAccount', summary: 'Create a service account' })
   @Requires('admin')
   @ApiCreatedResponse({ type: ServiceAccountView })
   async create(
@@ -60,6 +68,7 @@ export class ServiceAccountsController {
   }
 
   @Get(':org')
+  @ApiOperation({ operationId: 'listServiceAccounts', summary: 'List service accounts' })
   @Requires('reader')
   @ApiOkResponse({ type: [ServiceAccountView] })
   async list(@Param('org') org: string) {
@@ -68,6 +77,7 @@ export class ServiceAccountsController {
   }
 
   @Get(':org/:name')
+  @ApiOperation({ operationId: 'getServiceAccount', summary: 'Read a service account' })
   @Requires('reader')
   @ApiOkResponse({ type: ServiceAccountView })
   async read(@Param('org') org: string, @Param('name') name: string) {
@@ -75,6 +85,7 @@ export class ServiceAccountsController {
   }
 
   @Post(':org/:name/api-keys')
+  @ApiOperation({ operationId: 'createApiKey', summary: 'Create an API key for a service account' })
   @Requires('admin')
   @ApiCreatedResponse({ type: CreatedApiKeyView })
   async createKey(
@@ -96,6 +107,7 @@ export class ServiceAccountsController {
   }
 
   @Get(':org/:name/api-keys')
+  @ApiOperation({ operationId: 'listApiKeys', summary: "List a service account's active API keys" })
   @Requires('reader')
   @ApiOkResponse({ type: [ApiKeyView], description: 'Active keys only (neither expired nor revoked)' })
   async listKeys(@Param('org') org: string, @Param('name') name: string) {
@@ -120,6 +132,7 @@ export class ServiceAccountsController {
   }
 
   @Delete(':org/:name/api-keys/:id')
+  @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke an API key' })
   @Requires('admin')
   @HttpCode(200)
   @JsonStringBody()

@@ -12,7 +12,7 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import {
@@ -82,6 +82,7 @@ export class ActionsController {
 
   /** Creates (201, with its signing secret, shown this once) or updates (200) the action named `name`. */
   @Put(':org/environments')
+  @ApiOperation({ operationId: 'putAction', summary: 'Create or update an environment action' })
   @ApiCreatedOrUpdated()
   @Requires('admin')
   async put(
@@ -118,6 +119,7 @@ export class ActionsController {
   }
 
   @Get(':org')
+  @ApiOperation({ operationId: 'listActions', summary: 'List actions' })
   @Requires('reader')
   async list(@Param('org') org: string, @Query() { at }: AtQuery) {
     const reads = await this.readsAt(org, at);
@@ -126,12 +128,14 @@ export class ActionsController {
   }
 
   @Get(':org/:number')
+  @ApiOperation({ operationId: 'getAction', summary: 'Read an action' })
   @Requires('reader')
   async read(@Param('org') org: string, @Param('number') raw: string, @Query() { at }: AtQuery) {
     return actionView(await this.action(org, this.number(raw), await this.readsAt(org, at)));
   }
 
   @Delete(':org/:number')
+  @ApiOperation({ operationId: 'deleteAction', summary: 'Delete an action' })
   @Requires('admin')
   @HttpCode(204)
   async delete(@Param('org') org: string, @Param('number') raw: string, @Req() req: AuthenticatedRequest) {
@@ -143,6 +147,7 @@ export class ActionsController {
 
   /** A new signing secret, shown this once; the old one stops signing at once. */
   @Post(':org/:number/secret')
+  @ApiOperation({ operationId: 'rotateActionSecret', summary: "Rotate an action's signing secret" })
   @Requires('admin')
   @HttpCode(200)
   async rotateSecret(
@@ -159,6 +164,7 @@ export class ActionsController {
 
   /** The action's deliveries, newest first, with every attempt. */
   @Get(':org/:number/deliveries')
+  @ApiOperation({ operationId: 'listActionDeliveries', summary: "List an action's deliveries, newest first" })
   @Requires('reader')
   async deliveries(
     @Param('org') org: string,
@@ -199,6 +205,7 @@ export class ActionsController {
 
   /** Sends a dead letter again (a new round of tries). */
   @Post(':org/:number/deliveries/:delivery/redeliver')
+  @ApiOperation({ operationId: 'redeliverActionDelivery', summary: 'Send a dead-lettered delivery again' })
   @Requires('admin')
   @HttpCode(202)
   async redeliver(

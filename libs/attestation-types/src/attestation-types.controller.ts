@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import {
   AcceptsDataJson,
@@ -45,6 +45,7 @@ export class AttestationTypesController {
   ) {}
 
   @Post(':org')
+  @ApiOperation({ operationId: 'createCustomAttestationType', summary: 'Create a custom attestation type' })
   @Requires('member')
   @AcceptsDataJson(fromKosliForm)
   async create(
@@ -72,6 +73,7 @@ export class AttestationTypesController {
   }
 
   @Get(':org')
+  @ApiOperation({ operationId: 'listCustomAttestationTypes', summary: 'List custom attestation types' })
   @Requires('reader')
   async list(@Param('org') org: string, @Query() { at }: AtQuery) {
     const reads = await this.history.readsFor(at, { org, projections: [attestationTypesProjection] });
@@ -81,6 +83,7 @@ export class AttestationTypesController {
   }
 
   @Get(':org/:name')
+  @ApiOperation({ operationId: 'getCustomAttestationType', summary: 'Read a custom attestation type' })
   @Requires('reader')
   async read(@Param('org') org: string, @Param('name') name: string, @Query() { at }: AtQuery) {
     const reads = await this.history.readsFor(at, {
@@ -93,6 +96,7 @@ export class AttestationTypesController {
 
   /** Endpoint 14: archived types stay readable and refuse new attestations. */
   @Put(':org/:name/archive')
+  @ApiOperation({ operationId: 'archiveCustomAttestationType', summary: 'Archive a custom attestation type' })
   @Requires('member')
   @HttpCode(200)
   @JsonStringBody()

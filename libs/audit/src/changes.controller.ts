@@ -1,5 +1,12 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
 import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
@@ -24,6 +31,7 @@ export class ChangesController {
   constructor(private readonly population: ChangePopulation) {}
 
   @Get(':org/changes')
+  @ApiOperation({ operationId: 'listChanges', summary: 'The change population of a period' })
   @Requires('reader')
   @ApiProduces('application/json', 'text/csv')
   @ApiOkResponse({
@@ -77,6 +85,10 @@ export class ChangesController {
   }
 
   @Get(':org/changes/sample')
+  @ApiOperation({
+    operationId: 'sampleChanges',
+    summary: 'Draw a reproducible sample of the change population',
+  })
   @Requires('reader')
   @ApiOkResponse({
     description: '{seed, size, at, from, to, environments, population_total, population_sha256, changes}',

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { tagsOf } from '#des/kernel';
 import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires, VALIDATION_FAILED } from '#des/platform';
@@ -52,6 +52,7 @@ export class ControlsController {
   }
 
   @Post(':org')
+  @ApiOperation({ operationId: 'createControl', summary: 'Create a control' })
   @Requires('member')
   async create(@Param('org') org: string, @Body() body: CreateControlDto, @Req() req: AuthenticatedRequest) {
     await requireFeature(this.reads, org, 'controls');
@@ -74,6 +75,7 @@ export class ControlsController {
   }
 
   @Get(':org')
+  @ApiOperation({ operationId: 'listControls', summary: 'List controls' })
   @Requires('reader')
   async list(@Param('org') org: string, @Query() { at }: AtQuery) {
     await requireFeature(this.reads, org, 'controls');
@@ -86,6 +88,7 @@ export class ControlsController {
   }
 
   @Get(':org/:identifier')
+  @ApiOperation({ operationId: 'getControl', summary: 'Read a control' })
   @Requires('reader')
   async read(@Param('org') org: string, @Param('identifier') identifier: string, @Query() { at }: AtQuery) {
     await requireFeature(this.reads, org, 'controls');
@@ -95,6 +98,10 @@ export class ControlsController {
 
   /** Endpoint 2: a new version when a field changes; the same body again keeps the version. */
   @Put(':org/:identifier')
+  @ApiOperation({
+    operationId: 'updateControl',
+    summary: 'Update a control, as a new version when a field changes',
+  })
   @Requires('member')
   async update(
     @Param('org') org: string,

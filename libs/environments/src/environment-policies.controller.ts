@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiError, READ_STORE, Requires } from '#des/platform';
 import { docReads, type ReadStore } from '#des/read-store';
@@ -22,6 +22,7 @@ export class EnvironmentPoliciesController {
   ) {}
 
   @Post(':org/:env/policies')
+  @ApiOperation({ operationId: 'attachEnvironmentPolicies', summary: 'Attach policies to an environment' })
   @Requires('admin')
   @HttpCode(200)
   @ApiOkResponse({ type: EnvironmentView, description: 'the environment, with its policies' })
@@ -35,6 +36,7 @@ export class EnvironmentPoliciesController {
   }
 
   @Delete(':org/:env/policies')
+  @ApiOperation({ operationId: 'detachEnvironmentPolicies', summary: 'Detach policies from an environment' })
   @Requires('admin')
   @ApiOkResponse({ type: EnvironmentView, description: 'the environment, with its policies' })
   detach(

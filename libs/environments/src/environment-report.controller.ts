@@ -1,5 +1,12 @@
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiProduces, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiOperation,
+  ApiProduces,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import type { Response } from 'express';
 import { type EventStore, secondsToMicros } from '#des/event-store';
@@ -60,6 +67,10 @@ export class EnvironmentReportController {
   ) {}
 
   @Get(':org/:env/audit_pdf')
+  @ApiOperation({
+    operationId: 'getEnvironmentReportPdf',
+    summary: "Download an environment's audit report as PDF",
+  })
   @Requires('reader')
   @ApiProduces('application/pdf')
   async auditPdf(

@@ -5,6 +5,7 @@ import {
   ApiBody,
   ApiCreatedResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiParam,
   ApiProduces,
   ApiTags,
@@ -60,6 +61,7 @@ export class EnvironmentsController {
   }
 
   @Put(':org')
+  @ApiOperation({ operationId: 'putEnvironment', summary: 'Create or update an environment' })
   @ApiCreatedResponse({ description: 'Created' })
   @Requires('snapshotter')
   @ApiOkResponse({ type: EnvironmentView, description: '201 when created, 200 when updated' })
@@ -112,6 +114,7 @@ export class EnvironmentsController {
   }
 
   @Get(':org')
+  @ApiOperation({ operationId: 'listEnvironments', summary: 'List environments' })
   @Requires('reader')
   @ApiOkResponse({ type: [EnvironmentView] })
   async list(@Param('org') org: string, @Query() { at }: AtQuery) {
@@ -120,6 +123,7 @@ export class EnvironmentsController {
   }
 
   @Get(':org/:env')
+  @ApiOperation({ operationId: 'getEnvironment', summary: 'Read an environment' })
   @Requires('reader')
   @ApiOkResponse({ type: EnvironmentView })
   async read(@Param('org') org: string, @Param('env') env: string, @Query() { at }: AtQuery) {
@@ -127,6 +131,10 @@ export class EnvironmentsController {
   }
 
   @Put(':org/:env/report/K8S')
+  @ApiOperation({
+    operationId: 'reportKubernetesEnvironment',
+    summary: 'Report what runs in a Kubernetes environment',
+  })
   @ApiCreatedResponse({ description: 'Created' })
   @Requires('snapshotter')
   @ApiBody({
@@ -169,6 +177,7 @@ export class EnvironmentsController {
    * snapshots recorded by that instant.
    */
   @Get(':org/:env/snapshots/:ref')
+  @ApiOperation({ operationId: 'getSnapshot', summary: "Read one of an environment's snapshots" })
   @Requires('reader')
   @ApiParam({ name: 'ref', schema: { type: 'string', pattern: SNAPSHOT_REF_PATTERN } })
   async snapshot(
@@ -192,6 +201,7 @@ export class EnvironmentsController {
   }
 
   @Get(':org/:env/events')
+  @ApiOperation({ operationId: 'listEnvironmentEvents', summary: "List an environment's audit log events" })
   @Requires('reader')
   async events(@Param('org') org: string, @Param('env') env: string, @Query() query: EnvironmentEventsQuery) {
     const reads = await this.readsAt(org, env, query.at);
@@ -212,6 +222,7 @@ export class EnvironmentsController {
   }
 
   @Get(':org/:env/deployments')
+  @ApiOperation({ operationId: 'listDeployments', summary: "List an environment's deployments in a period" })
   @Requires('reader')
   async deployments(
     @Param('org') org: string,
@@ -262,6 +273,10 @@ export class EnvironmentsController {
   }
 
   @Get(':org/:env/auditlog')
+  @ApiOperation({
+    operationId: 'exportEnvironmentAuditLog',
+    summary: "Export an environment's audit log as CSV",
+  })
   @Requires('reader')
   @ApiProduces('text/csv')
   async auditLog(

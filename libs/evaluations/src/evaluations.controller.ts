@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { EventStore } from '#des/event-store';
 import { microsToSeconds, nowMicros, secondsToMicros } from '#des/event-store';
 import type { Jobs } from '#des/jobs';
@@ -29,6 +29,10 @@ export class EvaluationsController {
   ) {}
 
   @Post(':org')
+  @ApiOperation({
+    operationId: 'createEvaluation',
+    summary: 'Evaluate a Rego policy against trails at one recorded instant',
+  })
   @Requires('member')
   @ApiBody({
     description: '{context: {trails: [{flow, trail}]}, policy: {files: {path: rego}}, params?}',
@@ -100,6 +104,7 @@ export class EvaluationsController {
   }
 
   @Get(':org/:id')
+  @ApiOperation({ operationId: 'getEvaluation', summary: 'Read an evaluation and its result' })
   @Requires('reader')
   async read(@Param('org') org: string, @Param('id') id: string) {
     await this.requireFeature(org);

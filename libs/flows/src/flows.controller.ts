@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { tagsOf } from '#des/kernel';
@@ -39,6 +39,7 @@ export class FlowsController {
   ) {}
 
   @Put(':org')
+  @ApiOperation({ operationId: 'putFlow', summary: 'Create or update a flow' })
   @ApiCreatedOrUpdated()
   @Requires('member')
   async put(
@@ -52,6 +53,10 @@ export class FlowsController {
 
   /** The Kosli CLI's `create flow --template-file`: `data_json`, and the template as YAML in `template_file`. */
   @Put(':org/template_file')
+  @ApiOperation({
+    operationId: 'putFlowWithTemplateFile',
+    summary: 'Create or update a flow from a template file',
+  })
   @ApiCreatedOrUpdated()
   @Requires('member')
   @AcceptsDataJson(withTemplateFile)
@@ -87,6 +92,7 @@ export class FlowsController {
   }
 
   @Get(':org')
+  @ApiOperation({ operationId: 'listFlows', summary: 'List flows' })
   @Requires('reader')
   async list(@Param('org') org: string, @Query() { at }: AtQuery) {
     const reads = await this.history.readsFor(at, { org, projections: [flowsProjection] });
@@ -94,6 +100,7 @@ export class FlowsController {
   }
 
   @Get(':org/:flow')
+  @ApiOperation({ operationId: 'getFlow', summary: 'Read a flow' })
   @Requires('reader')
   async read(@Param('org') org: string, @Param('flow') flow: string, @Query() { at }: AtQuery) {
     const reads = await this.history.readsFor(at, { org, projections: [flowsProjection], within: flow });

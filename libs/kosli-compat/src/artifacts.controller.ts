@@ -3,6 +3,7 @@ import {
   ApiBasicAuth,
   ApiBearerAuth,
   ApiOkResponse,
+  ApiOperation,
   ApiParam,
   ApiPropertyOptional,
   ApiTags,
@@ -39,6 +40,7 @@ export class ArtifactsController {
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
 
   @Get('artifacts/:org')
+  @ApiOperation({ operationId: 'listKosliArtifacts', summary: 'List the latest artifacts for the Kosli CLI' })
   @Requires('reader')
   @ApiOkResponse({ description: 'A page of artifacts, newest first' })
   async list(@Param('org') org: string, @Query() query: ArtifactsQuery) {
@@ -53,6 +55,10 @@ export class ArtifactsController {
   }
 
   @Get('artifacts/:org/:flow/:kind/:id')
+  @ApiOperation({
+    operationId: 'getKosliArtifact',
+    summary: "Read a flow's artifacts by fingerprint or commit for the Kosli CLI",
+  })
   @Requires('reader')
   @ApiOkResponse({ description: 'The artifacts of the flow with that fingerprint or commit' })
   async read(
@@ -72,6 +78,10 @@ export class ArtifactsController {
   }
 
   @Get('search/:org/sha/:prefix')
+  @ApiOperation({
+    operationId: 'searchKosliArtifacts',
+    summary: 'Find artifacts by a fingerprint or commit prefix for the Kosli CLI',
+  })
   @Requires('reader')
   @ApiParam({ name: 'prefix', schema: { type: 'string', pattern: SHA_PREFIX.source } })
   @ApiOkResponse({ description: '{resolved_to, artifacts}: the fingerprints and commits the prefix matches' })

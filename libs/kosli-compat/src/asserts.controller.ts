@@ -1,5 +1,12 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { environmentNamed, snapshotNamed } from '#des/environments';
 import { ApiError, READ_STORE, Requires } from '#des/platform';
@@ -51,6 +58,10 @@ export class AssertsController {
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
 
   @Get(':org/fingerprint/:fingerprint')
+  @ApiOperation({
+    operationId: 'assertKosliArtifact',
+    summary: 'Check that an artifact is compliant, in its flows or in an environment, for the Kosli CLI',
+  })
   @Requires('reader')
   @ApiOkResponse({ description: '{compliant, scope, environment?, policy_evaluations, flows, html_url}' })
   async artifact(

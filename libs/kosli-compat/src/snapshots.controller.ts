@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import {
@@ -64,6 +64,10 @@ export class SnapshotsController {
   ) {}
 
   @Get('snapshots/:org/:env')
+  @ApiOperation({
+    operationId: 'listKosliSnapshots',
+    summary: "List an environment's snapshots for the Kosli CLI",
+  })
   @Requires('reader')
   @ApiOkResponse({ description: '[{index, from, to (0: in force), duration, compliant}]' })
   async list(@Param('org') org: string, @Param('env') env: string, @Query() query: SnapshotsQuery) {
@@ -95,6 +99,7 @@ export class SnapshotsController {
   }
 
   @Get('snapshots/:org/:env/:ref')
+  @ApiOperation({ operationId: 'getKosliSnapshot', summary: 'Read a snapshot for the Kosli CLI' })
   @Requires('reader')
   @ApiOkResponse({ description: 'The snapshot, its artifacts with their pods by name, flow and compliance' })
   async read(@Param('org') org: string, @Param('env') env: string, @Param('ref') ref: string) {
@@ -103,6 +108,7 @@ export class SnapshotsController {
   }
 
   @Get('env-diff/:org')
+  @ApiOperation({ operationId: 'diffKosliSnapshots', summary: 'Compare two snapshots for the Kosli CLI' })
   @Requires('reader')
   @ApiOkResponse({ description: '{snappish1, snappish2, changed, not-changed}: {snapshot_id, artifacts}' })
   async diff(@Param('org') org: string, @Query() query: DiffQuery) {

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type EventStore, microsToSeconds, secondsToMicros } from '#des/event-store';
 import { ApiError, AtQuery, EVENT_STORE, Requires } from '#des/platform';
 
@@ -16,6 +16,7 @@ export class LedgerController {
   constructor(@Inject(EVENT_STORE) private readonly events: EventStore) {}
 
   @Get(':org/head')
+  @ApiOperation({ operationId: 'getLedgerHead', summary: "Read the head of the organization's hash chain" })
   @Requires('reader')
   async head(@Param('org') org: string, @Query() { at }: AtQuery) {
     const head = await this.events.ledgerHead(org, {

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiExcludeController, ApiOperation } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import type { Response } from 'express';
 import { Res } from '@nestjs/common';
@@ -31,11 +31,16 @@ export class HealthController {
   ) {}
 
   @Get('health/live')
+  @ApiOperation({ operationId: 'getLiveness', summary: 'Check that the service is alive' })
   live() {
     return { status: 'ok' };
   }
 
   @Get('health/ready')
+  @ApiOperation({
+    operationId: 'getReadiness',
+    summary: 'Check that the service and its stores are ready to serve',
+  })
   async ready() {
     try {
       return await this.health.check([
@@ -85,6 +90,7 @@ export class HealthController {
   }
 
   @Get('metrics')
+  @ApiOperation({ operationId: 'getMetrics', summary: 'Read the Prometheus metrics' })
   async prometheus(@Res() res: Response) {
     const position = this.runtime.appliedPosition;
     if (position !== undefined) this.metrics.projectorPosition.set(position);

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import {
@@ -50,6 +50,7 @@ export class PoliciesController {
   ) {}
 
   @Put(':org')
+  @ApiOperation({ operationId: 'putPolicy', summary: 'Create or update a policy' })
   @ApiCreatedOrUpdated()
   @Requires('admin')
   @UseGuards(PolicyUploadGuard)
@@ -103,6 +104,7 @@ export class PoliciesController {
   }
 
   @Get(':org')
+  @ApiOperation({ operationId: 'listPolicies', summary: 'List policies' })
   @Requires('reader')
   async list(@Param('org') org: string, @Query() { at }: AtQuery) {
     const reads = await this.readsAt(org, at);
@@ -110,6 +112,7 @@ export class PoliciesController {
   }
 
   @Get(':org/:name')
+  @ApiOperation({ operationId: 'getPolicy', summary: 'Read a policy' })
   @Requires('reader')
   async read(@Param('org') org: string, @Param('name') name: string, @Query() { at }: AtQuery) {
     return policyView(await this.policy(org, name, await this.readsAt(org, at)));

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { tagsOf } from '#des/kernel';
 import { ApiError, AtQuery, PageQuery, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
 import { withoutInternals } from '#des/projections';
@@ -25,6 +25,7 @@ export class ReposController {
   }
 
   @Get(':org')
+  @ApiOperation({ operationId: 'listRepos', summary: 'List repositories' })
   @Requires('reader')
   @ApiOkResponse({
     description: '{repos, page, per_page, total_pages, total_count} (the Kosli CLI reads this page)',
@@ -46,6 +47,7 @@ export class ReposController {
   }
 
   @Get(':org/:name')
+  @ApiOperation({ operationId: 'getRepo', summary: 'Read a repository' })
   @Requires('reader')
   @ApiParam({ name: 'name', description: 'URL-encoded when it holds a "/" (acme%2Fbackend)' })
   async read(@Param('org') org: string, @Param('name') name: string, @Query() { at }: AtQuery) {

@@ -19,8 +19,8 @@ import { K8S_REPORT_ROUTE, refuseUnrecordableReport, scanK8sReport } from '#des/
 import { AppModule, AppOptions } from './app.module';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
-import { allowedMethods, withErrorResponses, withValidatorRules } from './openapi-exact';
-import { queryClassesByOperation } from './query-classes';
+import { allowedMethods, withErrorResponses, withPrivileges, withValidatorRules } from './openapi-exact';
+import { operationFacts } from './query-classes';
 
 export const API_PREFIX = 'api/v2';
 export const BODY_LIMIT = '10mb';
@@ -169,8 +169,30 @@ function openApiDocument(app: NestExpressApplication): () => OpenAPIObject {
     .setTitle('Delivery Evidence Service')
     .setDescription('Records software-delivery evidence and serves it for platform engineers and auditors.')
     .setVersion('2.0')
+    .addServer('/', 'This service: every path carries the /api/v2 prefix')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key' })
     .addBasicAuth({ type: 'http', scheme: 'basic', description: 'API key as the user name, empty password' })
+    .addTag(
+      'environments',
+      'Environments and what runs in them: Kubernetes reports become snapshots; deployments, the audit log and the policies attached',
+    )
+    .addTag('flows', 'Flows (a kind of delivery) and the templates their trails must meet')
+    .addTag('evidence', 'Trails, the artifacts they build and the attestations about them; repositories')
+    .addTag(
+      'auditing',
+      'Answers for auditors: the change population and its sample, the environment report, the ledger head',
+    )
+    .addTag('evaluations', 'Rego policies evaluated over trails at one recorded instant (beta)')
+    .addTag('policies', 'Environment policies: versioned YAML judging what runs')
+    .addTag('controls', 'Versioned controls that policies refer to (beta)')
+    .addTag('actions', 'Notification rules: signed webhooks and Slack messages on environment changes')
+    .addTag('tags', 'User-defined tags on flows, environments, repositories and controls')
+    .addTag('service accounts', 'Service accounts and their API keys')
+    .addTag(
+      'custom attestation types',
+      'Attestation types an organization defines: a JSON schema and jq rules',
+    )
+    .addTag('kosli cli', 'Routes the Kosli CLI reads, in its shapes')
     .build();
   let document: OpenAPIObject | undefined;
   return () => {
@@ -180,11 +202,16 @@ function openApiDocument(app: NestExpressApplication): () => OpenAPIObject {
       refPointerPrefix: '#/components/schemas/',
       classTransformerMetadataStorage: defaultMetadataStorage,
     });
-    const queryClasses = queryClassesByOperation(app);
-    document = withErrorResponses(
-      withValidatorRules(SwaggerModule.createDocument(app, config), validators as never, (id) =>
-        queryClasses.get(id),
+    const facts = operationFacts(app);
+    document = withPrivileges(
+      withErrorResponses(
+        withValidatorRules(
+          SwaggerModule.createDocument(app, config),
+          validators as never,
+          (id) => facts.get(id)?.queryClass,
+        ),
       ),
+      (id) => facts.get(id)?.privilege,
     );
     return document;
   };

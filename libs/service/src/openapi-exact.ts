@@ -2,6 +2,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 
 type Operation = {
   operationId?: string;
+  description?: string;
   parameters?: { in: string; name: string }[];
   requestBody?: unknown;
   responses: Record<string, unknown>;
@@ -82,6 +83,20 @@ export function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
       add(415);
     }
     add(503);
+  }
+  return document;
+}
+
+/** Says, in each operation's description, who may call it: the privilege its key must hold. */
+export function withPrivileges(
+  document: OpenAPIObject,
+  privilegeOf: (operationId: string) => string | undefined,
+): OpenAPIObject {
+  for (const [, operation] of operationsOf(document)) {
+    const privilege = operation.operationId ? privilegeOf(operation.operationId) : undefined;
+    if (!privilege) continue;
+    const who = `Who may call it: an API key of the organization in the path whose service account holds the \`${privilege}\` privilege or a higher one.`;
+    operation.description = operation.description ? `${operation.description}\n\n${who}` : who;
   }
   return document;
 }

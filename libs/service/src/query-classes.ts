@@ -2,13 +2,24 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
+import { REQUIRED_PRIVILEGE } from '#des/platform';
+
+/** What the document cannot see of a route: its query DTO class and the privilege it requires. */
+export interface OperationFacts {
+  /** The class of its whole `@Query()` argument. */
+  queryClass?: string;
+  privilege?: string;
+}
+
+/** `@ApiOperation`'s metadata key (`@nestjs/swagger`'s DECORATORS.API_OPERATION). */
+const API_OPERATION = 'swagger/apiOperation';
 
 /**
- * Each route's query DTO class (its whole `@Query()` argument), by the
- * OpenAPI operation id Nest's document gives it (`<Controller>_<method>`).
+ * Each route's facts, by the OpenAPI operation id the document gives it: its
+ * `@ApiOperation` id, else Nest's `<Controller>_<method>`.
  */
-export function queryClassesByOperation(app: INestApplication): Map<string, string> {
-  const classes = new Map<string, string>();
+export function operationFacts(app: INestApplication): Map<string, OperationFacts> {
+  const facts = new Map<string, OperationFacts>();
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
       const controller = wrapper.metatype as (new (...args: never[]) => unknown) | undefined;
@@ -17,20 +28,30 @@ export function queryClassesByOperation(app: INestApplication): Map<string, stri
         const handler = controller.prototype[name] as unknown;
         if (typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined)
           continue;
-        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<
-          string,
-          { index: number; data?: unknown }
-        >;
-        const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, name) ?? []) as {
-          name?: string;
-        }[];
-        for (const [key, arg] of Object.entries(args)) {
-          if (Number(key.split(':')[0]) !== RouteParamtypes.QUERY || arg.data !== undefined) continue;
-          const type = types[arg.index]?.name;
-          if (type && type !== 'Object') classes.set(`${controller.name}_${name}`, type);
-        }
+        const operationId =
+          (Reflect.getMetadata(API_OPERATION, handler) as { operationId?: string } | undefined)
+            ?.operationId ?? `${controller.name}_${name}`;
+        const privilege = (Reflect.getMetadata(REQUIRED_PRIVILEGE, handler) ??
+          Reflect.getMetadata(REQUIRED_PRIVILEGE, controller)) as string | undefined;
+        facts.set(operationId, { queryClass: queryClassOf(controller, name), privilege });
       }
     }
   }
-  return classes;
+  return facts;
+}
+
+function queryClassOf(controller: new (...args: never[]) => unknown, name: string): string | undefined {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<
+    string,
+    { index: number; data?: unknown }
+  >;
+  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, name) ?? []) as {
+    name?: string;
+  }[];
+  for (const [key, arg] of Object.entries(args)) {
+    if (Number(key.split(':')[0]) !== RouteParamtypes.QUERY || arg.data !== undefined) continue;
+    const type = types[arg.index]?.name;
+    if (type && type !== 'Object') return type;
+  }
+  return undefined;
 }

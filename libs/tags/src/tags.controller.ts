@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Inject, Param, Patch, Req } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Command, CommandBus } from '@nestjs/cqrs';
 import type { EventMetadata } from '#des/event-store';
 import { TAG_KEY, TagChange } from '#des/kernel';
@@ -62,6 +62,10 @@ export class TagsController {
   ) {}
 
   @Patch(':org/:resource_type/:resource_id')
+  @ApiOperation({
+    operationId: 'updateTags',
+    summary: 'Set and remove tags on a flow, environment, repository or control',
+  })
   @Requires('member')
   @HttpCode(200)
   @JsonStringBody()

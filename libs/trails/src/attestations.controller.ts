@@ -1,5 +1,5 @@
 import { Body, Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import {
@@ -34,6 +34,10 @@ export class AttestationsController {
   ) {}
 
   @Post('attestations/:org/:flow/trail/:trail/:type')
+  @ApiOperation({
+    operationId: 'createAttestation',
+    summary: 'Record an attestation on a trail or one of its artifacts',
+  })
   @Requires('member')
   @AcceptsDataJson()
   @ApiBody({

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { AcceptsDataJson, ApiError, AtQuery, READ_STORE, Requires } from '#des/platform';
@@ -26,6 +26,7 @@ export class TrailArtifactsController {
   ) {}
 
   @Post('artifacts/:org/:flow')
+  @ApiOperation({ operationId: 'reportArtifact', summary: 'Report an artifact a trail built' })
   @Requires('member')
   @AcceptsDataJson()
   async reportArtifact(
@@ -66,6 +67,7 @@ export class TrailArtifactsController {
   }
 
   @Get('artifacts/:org/:flow/:fingerprint')
+  @ApiOperation({ operationId: 'getArtifact', summary: 'Read an artifact' })
   @Requires('reader')
   async readArtifact(
     @Param('org') org: string,

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { PdfRenderer } from '#des/reports';
 import { AtQuery, EVENT_STORE, PDF_RENDERER, pinnedNow, Requires } from '#des/platform';
@@ -28,6 +28,7 @@ export class TrailAuditController {
 
   /** Endpoint 13: the trail audit report as PDF. */
   @Get('trails/:org/:flow/:trail/audit_pdf')
+  @ApiOperation({ operationId: 'getTrailAuditPdf', summary: "Download a trail's audit report as PDF" })
   @Requires('reader')
   @ApiProduces('application/pdf')
   async auditPdf(

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { tagsOf } from '#des/kernel';
@@ -38,6 +38,7 @@ export class TrailsController {
   ) {}
 
   @Put('trails/:org/:flow')
+  @ApiOperation({ operationId: 'putTrail', summary: 'Create or update a trail' })
   @ApiCreatedOrUpdated()
   @Requires('member')
   @AcceptsDataJson()
@@ -68,6 +69,10 @@ export class TrailsController {
   }
 
   @Get('trails/:org')
+  @ApiOperation({
+    operationId: 'listOrganizationTrails',
+    summary: "List the organization's trails with their compliance",
+  })
   @Requires('reader')
   @ApiOkResponse({
     description: '{data: [trail with compliance_state], pagination: {page, page_count, total}}',
@@ -112,6 +117,7 @@ export class TrailsController {
   }
 
   @Get('trails/:org/:flow')
+  @ApiOperation({ operationId: 'listTrails', summary: "List a flow's trails" })
   @Requires('reader')
   async listTrails(@Param('org') org: string, @Param('flow') flow: string, @Query() { at }: AtQuery) {
     const reads = await this.trailReads.flowReadsAt(org, flow, at);
@@ -121,6 +127,7 @@ export class TrailsController {
   }
 
   @Get('trails/:org/:flow/:trail')
+  @ApiOperation({ operationId: 'getTrail', summary: 'Read a trail' })
   @Requires('reader')
   @ApiQuery({
     name: 'at',
@@ -138,6 +145,7 @@ export class TrailsController {
   }
 
   @Get('trails/:org/:flow/:trail/events')
+  @ApiOperation({ operationId: 'listTrailEvents', summary: "List a trail's timeline, a page at a time" })
   @Requires('reader')
   @ApiOkResponse({
     description:
