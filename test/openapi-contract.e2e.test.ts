@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { startApp, TestApp } from './support/app';
@@ -50,7 +54,11 @@ describe('the OpenAPI document as a client developer reads it', () => {
     const declared = new Map((document.tags ?? []).map((tag) => [tag.name, tag.description]));
     for (const { path, method, operation } of operations()) {
       const where = `${method.toUpperCase()} ${path}`;
-      assert.match(operation.description ?? '', /holds the `(reader|snapshotter|member|admin)` privilege/, where);
+      assert.match(
+        operation.description ?? '',
+        /holds the `(reader|snapshotter|member|admin)` privilege/,
+        where,
+      );
       assert.ok(operation.tags?.length, `${where}: tagged`);
       for (const tag of operation.tags ?? []) assert.ok(declared.get(tag), `${where}: tag '${tag}' declared`);
     }
@@ -67,6 +75,44 @@ describe('the OpenAPI document as a client developer reads it', () => {
       sources.filter((source) => /^(https?:)?\/\//.test(source)),
       [],
       'every script and style from the service',
+    );
+  });
+
+  it('passes Redocly (recommended) and Spectral (spectral:oas) with no error and no warning', () => {
+    const root = resolve(__dirname, '../..');
+    const file = join(mkdtempSync(join(tmpdir(), 'des-openapi-')), 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    const run = (tool: string, args: string[]) =>
+      spawnSync(join(root, 'node_modules/.bin', tool), args, {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      });
+    const redocly = run('redocly', ['lint', file, '--format=json']);
+    const redoclyProblems = (
+      JSON.parse(redocly.stdout.slice(redocly.stdout.indexOf('{'))) as {
+        problems: { ruleId: string; severity: string; message: string }[];
+      }
+    ).problems;
+    const spectralOut = `${file}.spectral.json`;
+    run('spectral', ['lint', file, '--format=json', `--output=${spectralOut}`, '--fail-severity=hint']);
+    const spectralProblems = JSON.parse(readFileSync(spectralOut, 'utf8')) as {
+      code: string;
+      severity: number;
+      message: string;
+    }[];
+    console.log(
+      `# openapi lint: Redocly ${redoclyProblems.length} problems, Spectral ${spectralProblems.length}`,
+    );
+    assert.deepEqual(
+      redoclyProblems.map((p) => `${p.severity} ${p.ruleId}: ${p.message}`),
+      [],
+      'Redocly recommended',
+    );
+    assert.deepEqual(
+      spectralProblems.map((p) => `${p.code}: ${p.message}`),
+      [],
+      'Spectral spectral:oas',
     );
   });
 });

@@ -87,6 +87,29 @@ export function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
+/** OAS 3.1 has no `nullable`: a nullable schema's type gains `null` (`type: ['number', 'null']`). */
+export function withOas31Nullability(document: OpenAPIObject): OpenAPIObject {
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const schema = node as Record<string, unknown>;
+    if (schema.nullable === true) {
+      delete schema.nullable;
+      if (typeof schema.type === 'string') schema.type = [schema.type, 'null'];
+      else if (Array.isArray(schema.type) && !schema.type.includes('null'))
+        schema.type = [...schema.type, 'null'];
+      else if (schema.$ref) {
+        schema.oneOf = [{ $ref: schema.$ref }, { type: 'null' }];
+        delete schema.$ref;
+      }
+    }
+    Object.values(schema).forEach(visit);
+  };
+  visit(document.components);
+  visit(document.paths);
+  return document;
+}
+
 /** Says, in each operation's description, who may call it: the privilege its key must hold. */
 export function withPrivileges(
   document: OpenAPIObject,
