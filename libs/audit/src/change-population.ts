@@ -12,7 +12,13 @@ import { isoMicros } from '#des/kernel';
 /** One row of an environment's audit log, as the fold reads it. */
 export type ChangeRow = Pick<
   AuditRow,
-  'environment' | 'timestamp' | 'event_type' | 'snapshot_index' | 'artifact_name' | 'fingerprint' | 'compliant'
+  | 'environment'
+  | 'timestamp'
+  | 'event_type'
+  | 'snapshot_index'
+  | 'artifact_name'
+  | 'fingerprint'
+  | 'compliant'
 >;
 
 /** A change before its evidence: when it started, and its compliance then and at the pin. */

@@ -2,10 +2,12 @@ import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBasicAuth,
   ApiBearerAuth,
+  ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
   ApiProduces,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
@@ -14,7 +16,7 @@ import { Requires } from '#des/platform';
 import { populationSha256, sampleOf } from './change-population';
 import { ChangePopulation } from './change-population.service';
 import { CHANGE_COLUMNS, changeRow } from './change-csv';
-import { ChangesQuery, SampleQuery } from './changes.dto';
+import { ChangesPage, ChangesQuery, ChangesSample, SampleQuery } from './changes.dto';
 
 /** Changes given their evidence at once when the whole population is written out. */
 const CSV_CHUNK = 500;
@@ -24,6 +26,7 @@ const CSV_CHUNK = 500;
  * reproducible sample drawn from it (docs/auditors.md).
  */
 @ApiTags('auditing')
+@ApiExtraModels(ChangesPage)
 @ApiBearerAuth('bearer')
 @ApiBasicAuth('basic')
 @Controller('audit')
@@ -36,7 +39,12 @@ export class ChangesController {
   @ApiProduces('application/json', 'text/csv')
   @ApiOkResponse({
     description:
-      '{at, from, to, environments, total_count, population_sha256, page, per_page, total_pages, changes}; with Accept: text/csv the whole population',
+      'A page of the population (JSON); with `Accept: text/csv`, the whole population as CSV (columns: ' +
+      `${CHANGE_COLUMNS.join(', ')}) with its pin, total and hash in X-Population-At, -Total and -SHA256`,
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(ChangesPage) } },
+      'text/csv': { schema: { type: 'string' } },
+    },
   })
   async changes(
     @Param('org') org: string,
@@ -73,7 +81,7 @@ export class ChangesController {
     const page = query.page ?? 1;
     const perPage = query.per_page ?? 100;
     const shown = all.slice((page - 1) * perPage, page * perPage);
-    res.status(200).json({
+    const body: ChangesPage = {
       ...scope,
       total_count: all.length,
       population_sha256: sha,
@@ -81,7 +89,8 @@ export class ChangesController {
       per_page: perPage,
       total_pages: Math.ceil(all.length / perPage),
       changes: await this.population.withEvidence(org, shown, scope.at),
-    });
+    };
+    res.status(200).json(body);
   }
 
   @Get(':org/changes/sample')
@@ -90,10 +99,8 @@ export class ChangesController {
     summary: 'Draw a reproducible sample of the change population',
   })
   @Requires('reader')
-  @ApiOkResponse({
-    description: '{seed, size, at, from, to, environments, population_total, population_sha256, changes}',
-  })
-  async sample(@Param('org') org: string, @Query() query: SampleQuery) {
+  @ApiOkResponse({ type: ChangesSample })
+  async sample(@Param('org') org: string, @Query() query: SampleQuery): Promise<ChangesSample> {
     const scope = await this.population.scope(org, query);
     const all = await this.population.started(org, scope);
     const drawn = sampleOf(all, query.seed, query.size);

@@ -1,7 +1,17 @@
-import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import {
+  type Change,
+  type ChangeEvidence,
+  type Commit,
+  type EvidenceItem,
+  type Gap,
+  GAP_KINDS,
+  type GapKind,
+} from './change-population';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { AtQuery, IsInstant, IsPageNumber, IsPerPage } from '#des/platform';
+import { CommitView } from '#des/trails';
 
 const INSTANT = { oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }] };
 const NAME = '[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*';
@@ -61,4 +71,77 @@ export class SampleQuery extends PopulationQuery {
   @IsString()
   @Matches(/^[\x20-\x7e]{1,128}$/, { message: 'seed is 1 to 128 printable ASCII characters' })
   seed!: string;
+}
+
+
+export class EvidenceItemView implements EvidenceItem {
+  @ApiProperty({ description: 'The attestation type (`custom:<name>` for a custom one)' }) type!: string;
+  @ApiProperty() compliant!: boolean;
+  @ApiProperty({ description: 'When it was recorded; UNIX seconds' }) recorded_at!: number;
+  @ApiPropertyOptional({ type: [String], description: 'Pull requests only: who opened them' })
+  authors?: string[];
+  @ApiPropertyOptional({ type: [String], description: 'Pull requests only: who approved them' })
+  approvers?: string[];
+}
+
+const byName = {
+  type: 'object',
+  additionalProperties: { $ref: getSchemaPath(EvidenceItemView) },
+} as const;
+
+export class ChangeEvidenceView implements ChangeEvidence {
+  @ApiProperty({ ...byName, description: "The trail's attestations, by name" })
+  trail!: Record<string, EvidenceItemView>;
+  @ApiProperty({ ...byName, description: "The artifact's own attestations on that trail, by name" })
+  artifact!: Record<string, EvidenceItemView>;
+}
+
+export class GapView implements Gap {
+  @ApiProperty({ enum: GAP_KINDS }) kind!: GapKind;
+  @ApiProperty({ description: 'What is missing or late, with the instants involved' }) detail!: string;
+}
+
+@ApiExtraModels(EvidenceItemView)
+export class ChangeView implements Change {
+  @ApiProperty({ description: '`<environment>#<snapshot>:<fingerprint>`, stable' }) id!: string;
+  @ApiProperty() environment!: string;
+  @ApiProperty() snapshot_index!: number;
+  @ApiProperty({ description: 'When it started running there; UNIX seconds' }) started_at!: number;
+  @ApiProperty() artifact_name!: string;
+  @ApiProperty() fingerprint!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Its first trail’s flow; null: no provenance' })
+  flow!: string | null;
+  @ApiProperty({ type: String, nullable: true }) trail!: string | null;
+  @ApiProperty({ type: CommitView, nullable: true }) commit!: Commit | null;
+  @ApiProperty() compliant_when_started!: boolean;
+  @ApiProperty({ description: 'At the pin (`at`)' }) compliant!: boolean;
+  @ApiProperty({ type: ChangeEvidenceView }) evidence!: ChangeEvidenceView;
+  @ApiProperty({ type: [GapView] }) gaps!: GapView[];
+}
+
+/** The pin and the period of a population. */
+class PopulationScopeView {
+  @ApiProperty({ description: 'The pin: the population as known at this instant; UNIX seconds' }) at!: number;
+  @ApiProperty({ description: 'Changes that started at or after this; UNIX seconds' }) from!: number;
+  @ApiProperty({ description: 'Changes that started before this; UNIX seconds' }) to!: number;
+  @ApiProperty({ type: [String] }) environments!: string[];
+}
+
+export class ChangesPage extends PopulationScopeView {
+  @ApiProperty() total_count!: number;
+  @ApiProperty({ description: 'Hex SHA-256 of the ids sorted ascending, joined by a newline' })
+  population_sha256!: string;
+  @ApiProperty() page!: number;
+  @ApiProperty() per_page!: number;
+  @ApiProperty() total_pages!: number;
+  @ApiProperty({ type: [ChangeView] }) changes!: ChangeView[];
+}
+
+export class ChangesSample extends PopulationScopeView {
+  @ApiProperty() seed!: string;
+  @ApiProperty() size!: number;
+  @ApiProperty() population_total!: number;
+  @ApiProperty() population_sha256!: string;
+  @ApiProperty({ type: [ChangeView], description: 'The drawn changes, smallest rank first' })
+  changes!: ChangeView[];
 }

@@ -13,6 +13,7 @@ import { type EventStore, secondsToMicros } from '#des/event-store';
 import { unixMicros } from '#des/kernel';
 import {
   ApiError,
+  ApiFileResponse,
   AtQuery,
   EVENT_STORE,
   IsInstant,
@@ -73,6 +74,7 @@ export class EnvironmentReportController {
   })
   @Requires('reader')
   @ApiProduces('application/pdf')
+  @ApiFileResponse('application/pdf', 'The environment audit report, at the instant it prints')
   async auditPdf(
     @Param('org') org: string,
     @Param('env') env: string,

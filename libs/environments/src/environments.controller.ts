@@ -14,7 +14,16 @@ import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, AtQuery, jsonString, paged, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
+import {
+  ApiError,
+  ApiFileResponse,
+  AtQuery,
+  jsonString,
+  paged,
+  READ_STORE,
+  ReadModelsAt,
+  Requires,
+} from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
@@ -30,6 +39,7 @@ import {
   EnvironmentEventsQuery,
   EnvironmentView,
   PutEnvironmentDto,
+  SnapshotDto,
 } from './environments.dto';
 import {
   DEPLOYMENTS,
@@ -180,12 +190,13 @@ export class EnvironmentsController {
   @ApiOperation({ operationId: 'getSnapshot', summary: "Read one of an environment's snapshots" })
   @Requires('reader')
   @ApiParam({ name: 'ref', schema: { type: 'string', pattern: SNAPSHOT_REF_PATTERN } })
+  @ApiOkResponse({ type: SnapshotDto })
   async snapshot(
     @Param('org') org: string,
     @Param('env') env: string,
     @Param('ref') rawRef: string,
     @Query() { at }: AtQuery,
-  ) {
+  ): Promise<SnapshotDto> {
     const ref = parseSnapshotRef(rawRef);
     const inForce = ref.kind === 'at' ? Math.min(ref.at, at ?? Infinity) : at;
     const reads = await this.readsAt(org, env, inForce);
@@ -279,6 +290,10 @@ export class EnvironmentsController {
   })
   @Requires('reader')
   @ApiProduces('text/csv')
+  @ApiFileResponse(
+    'text/csv',
+    `The audit log: a header row (${AUDIT_COLUMNS.join(',')}), then a row per entry, oldest first`,
+  )
   async auditLog(
     @Param('org') org: string,
     @Param('env') env: string,

@@ -1,5 +1,7 @@
 import { AtQuery, IsInstant, IsPageNumber, IsPerPage, PageQuery } from '#des/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { CommitView, RepoInfoView } from '#des/trails';
+import type { ArtifactProvenance, SnapshotArtifactView, SnapshotView } from './compliance-model';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -189,4 +191,58 @@ export class EnvironmentEventsQuery extends AuditLogQuery {
   @IsOptional()
   @IsString({ each: true })
   repo_name?: string | string[];
+}
+
+/** A trail that reported an artifact, with its commit and repository as known then. */
+export class ProvenanceTrailView {
+  @ApiProperty() flow!: string;
+  @ApiProperty() trail!: string;
+  @ApiProperty({ type: CommitView, nullable: true }) commit!: CommitView | null;
+  @ApiProperty({ type: RepoInfoView, nullable: true }) repo!: RepoInfoView | null;
+}
+
+export class ArtifactProvenanceView extends ProvenanceTrailView implements ArtifactProvenance {
+  @ApiProperty({
+    type: [ProvenanceTrailView],
+    description: 'Every trail that reported it; the first is above',
+  })
+  trails!: ProvenanceTrailView[];
+}
+
+export class PolicyDecisionView {
+  @ApiProperty() compliant!: boolean;
+  @ApiProperty({ type: [String] }) reasons!: string[];
+}
+
+export class PodView {
+  @ApiProperty() pod!: string;
+  @ApiProperty() namespace!: string;
+  @ApiProperty({ description: 'UNIX seconds' }) created_at!: number;
+}
+
+export class SnapshotArtifactDto implements SnapshotArtifactView {
+  @ApiProperty() fingerprint!: string;
+  @ApiProperty() artifact_name!: string;
+  @ApiProperty() instances!: number;
+  @ApiProperty({ type: [PodView] }) pods!: PodView[];
+  @ApiProperty({ description: 'The snapshot it started running in' }) since_snapshot!: number;
+  @ApiProperty({ description: 'At the read’s instant (the compliance model)' }) compliant!: boolean;
+  @ApiProperty() compliant_when_made!: boolean;
+  @ApiProperty({ type: ArtifactProvenanceView, nullable: true, description: 'null: no trail reported it' })
+  provenance!: ArtifactProvenanceView | null;
+  @ApiProperty({ type: PolicyDecisionView, nullable: true, description: 'null: no policy attached' })
+  policy_decision!: PolicyDecisionView | null;
+}
+
+/** A snapshot, in the compliance model's terms (docs/auditors.md). */
+export class SnapshotDto implements SnapshotView {
+  @ApiProperty() environment!: string;
+  @ApiProperty() index!: number;
+  @ApiProperty({ description: 'When it was recorded; UNIX seconds' }) timestamp!: number;
+  @ApiProperty() pods!: number;
+  @ApiProperty({ description: 'Every artifact compliant, at the read’s instant' }) compliant!: boolean;
+  @ApiProperty() compliant_when_made!: boolean;
+  @ApiProperty({ type: 'number', nullable: true, description: 'Last re-assessment; UNIX seconds' })
+  reassessed_at!: number | null;
+  @ApiProperty({ type: [SnapshotArtifactDto] }) artifacts!: SnapshotArtifactDto[];
 }

@@ -1,7 +1,27 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiTags,
+} from '@nestjs/swagger';
 import { type EventStore, microsToSeconds, secondsToMicros } from '#des/event-store';
 import { ApiError, AtQuery, EVENT_STORE, Requires } from '#des/platform';
+
+/** The organization's hash chain head, at an instant or now. */
+export class LedgerHeadView {
+  @ApiProperty() org!: string;
+  @ApiProperty({ type: 'number', nullable: true, description: 'The instant asked for (`?at=`); null: now' })
+  at!: number | null;
+  @ApiProperty({ description: 'Log position of the last event of the organization by then (0: none)' })
+  position!: number;
+  @ApiProperty({ type: 'number', nullable: true, description: 'When that event was recorded; UNIX seconds' })
+  recorded_at!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Hex SHA-256 chaining every event before it' })
+  hash!: string | null;
+}
 
 /**
  * The organization's hash chain head: every event of the organization is a
@@ -18,7 +38,8 @@ export class LedgerController {
   @Get(':org/head')
   @ApiOperation({ operationId: 'getLedgerHead', summary: "Read the head of the organization's hash chain" })
   @Requires('reader')
-  async head(@Param('org') org: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: LedgerHeadView })
+  async head(@Param('org') org: string, @Query() { at }: AtQuery): Promise<LedgerHeadView> {
     const head = await this.events.ledgerHead(org, {
       untilRecordedAt: at === undefined ? undefined : secondsToMicros(at),
     });

@@ -51,3 +51,4 @@ export { TokenBuckets } from './token-buckets';
 export { CONFIG, EVENT_STORE, JOBS, PDF_RENDERER, PROJECTION_PROGRESS, READ_STORE } from './tokens';
 export { UploadAdmission } from './upload-admission';
 export { NAME_PATTERN, NAME_PATTERN_MESSAGE, validationPipe } from './validation';
+export { ApiFileResponse } from './api-responses';

@@ -1,5 +1,6 @@
 /** What `#des/trails` publishes to the other libraries, the apps and the tests; the rest is its own. */
 export { commitOf, type Commit } from './commit';
+export { CommitView, RepoInfoView } from './commit.dto';
 export {
   artifactEvidence,
   evidenceSummary,

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { PdfRenderer } from '#des/reports';
-import { AtQuery, EVENT_STORE, PDF_RENDERER, pinnedNow, Requires } from '#des/platform';
+import { ApiFileResponse, AtQuery, EVENT_STORE, PDF_RENDERER, pinnedNow, Requires } from '#des/platform';
 import { type EventStore, secondsToMicros } from '#des/event-store';
 import { unixMicros } from '#des/kernel';
 import { trailAuditHtml, trailReportFrame } from './trail-audit-report';
@@ -31,6 +31,7 @@ export class TrailAuditController {
   @ApiOperation({ operationId: 'getTrailAuditPdf', summary: "Download a trail's audit report as PDF" })
   @Requires('reader')
   @ApiProduces('application/pdf')
+  @ApiFileResponse('application/pdf', 'The trail audit report, at the instant it prints')
   async auditPdf(
     @Param('org') org: string,
     @Param('flow') flow: string,
