@@ -25,12 +25,11 @@ import {
   Requires,
 } from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
-import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
 import { parseSnapshotRef, SNAPSHOT_REF_PATTERN, snapshotIndex, snapshotInterval } from './snapshot-ref';
-import { environmentView } from './environment-view';
+import { deploymentView, environmentView, eventView } from './environment-view';
 import { snapshotView } from './compliance-model';
 import { assessReport } from './running-assessment';
 import {
@@ -39,6 +38,8 @@ import {
   EnvironmentEventsQuery,
   EnvironmentView,
   PutEnvironmentDto,
+  DeploymentsPage,
+  EnvironmentEventView,
   SnapshotDto,
 } from './environments.dto';
 import {
@@ -72,7 +73,7 @@ export class EnvironmentsController {
 
   @Put(':org')
   @ApiOperation({ operationId: 'putEnvironment', summary: 'Create or update an environment' })
-  @ApiCreatedResponse({ description: 'Created' })
+  @ApiCreatedResponse({ type: EnvironmentView, description: 'Created' })
   @Requires('snapshotter')
   @ApiOkResponse({ type: EnvironmentView, description: '201 when created, 200 when updated' })
   async put(
@@ -145,7 +146,7 @@ export class EnvironmentsController {
     operationId: 'reportKubernetesEnvironment',
     summary: 'Report what runs in a Kubernetes environment',
   })
-  @ApiCreatedResponse({ description: 'Created' })
+  @ApiCreatedResponse({ type: String, description: '"Snapshot created"' })
   @Requires('snapshotter')
   @ApiBody({
     description: '{"artifacts": [{"creationTimestamp", "digests": {image: digest}, "namespace", "podName"}]}',
@@ -214,7 +215,15 @@ export class EnvironmentsController {
   @Get(':org/:env/events')
   @ApiOperation({ operationId: 'listEnvironmentEvents', summary: "List an environment's audit log events" })
   @Requires('reader')
-  async events(@Param('org') org: string, @Param('env') env: string, @Query() query: EnvironmentEventsQuery) {
+  @ApiOkResponse({
+    type: [EnvironmentEventView],
+    description: 'The whole log oldest first; paged (`page`, `per_page`), newest first unless `reverse=true`',
+  })
+  async events(
+    @Param('org') org: string,
+    @Param('env') env: string,
+    @Query() query: EnvironmentEventsQuery,
+  ): Promise<EnvironmentEventView[]> {
     const reads = await this.readsAt(org, env, query.at);
     await this.environment(org, env, reads);
     const filter = eventsFilter(org, env, query);
@@ -226,21 +235,19 @@ export class EnvironmentsController {
       sort: { seq: newestFirst ? -1 : 1 },
       ...(paged ? { skip: ((query.page ?? 1) - 1) * perPage, limit: perPage } : {}),
     });
-    return rows.map((row) => {
-      const { seq, org: _org, ...rest } = withoutInternals(row);
-      return (void seq, void _org, withKosliNames(rest));
-    });
+    return rows.map(eventView);
   }
 
   @Get(':org/:env/deployments')
   @ApiOperation({ operationId: 'listDeployments', summary: "List an environment's deployments in a period" })
   @Requires('reader')
+  @ApiOkResponse({ type: DeploymentsPage })
   async deployments(
     @Param('org') org: string,
     @Param('env') env: string,
     @Query() query: DeploymentsQuery,
     @Req() req: Request,
-  ) {
+  ): Promise<DeploymentsPage> {
     const reads = await this.readsAt(org, env, query.at);
     await this.environment(org, env, reads);
     // "Now" is the instant asked for, when one is.
@@ -261,13 +268,9 @@ export class EnvironmentsController {
       }),
     ]);
     const { items: deployments, ...page_ } = paged(
-      docs.map((d) => {
-        const { org: _org, instances: _i, ...rest } = withoutInternals(d);
-        return {
-          ...(void _org, void _i, rest),
-          _links: { snapshot: `/api/v2/environments/${org}/${env}/snapshots/${d.snapshot_index as number}` },
-        };
-      }),
+      docs.map((d) =>
+        deploymentView(d, `/api/v2/environments/${org}/${env}/snapshots/${d.snapshot_index as number}`),
+      ),
       {
         page,
         perPage,
@@ -341,14 +344,4 @@ function eventsFilter(org: string, env: string, query: EnvironmentEventsQuery) {
     filter.snapshot_index = { $gte: from, $lte: to };
   }
   return filter;
-}
-
-/** An audit-log row with the names the Kosli CLI reads too (added, never renamed). */
-function withKosliNames(row: Record<string, unknown>) {
-  return {
-    ...row,
-    sha256: row.fingerprint,
-    reported_at: row.timestamp,
-    pipeline: ((row.flow_names as string[] | undefined) ?? []).join(', '),
-  };
 }

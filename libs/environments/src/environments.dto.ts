@@ -246,3 +246,69 @@ export class SnapshotDto implements SnapshotView {
   reassessed_at!: number | null;
   @ApiProperty({ type: [SnapshotArtifactDto] }) artifacts!: SnapshotArtifactDto[];
 }
+
+export class ReplacedArtifactView {
+  @ApiProperty() fingerprint!: string;
+  @ApiProperty() artifact_name!: string;
+  @ApiProperty({ description: 'The snapshot it started in' }) snapshot_index!: number;
+  @ApiProperty({ type: CommitView, nullable: true }) commit!: CommitView | null;
+}
+
+export class DeploymentLinks {
+  @ApiProperty({ description: 'The snapshot it started in' }) snapshot!: string;
+}
+
+/** A deployment (a `started` entry), as the spec lists it, with the names of its provenance. */
+export class DeploymentView {
+  @ApiProperty() env_name!: string;
+  @ApiProperty() fingerprint!: string;
+  @ApiProperty() artifact_name!: string;
+  @ApiProperty({ description: 'UNIX seconds' }) deployed_at!: number;
+  @ApiProperty() snapshot_index!: number;
+  @ApiProperty({ description: 'Its compliance when it started (the compliance model)' }) compliance!: boolean;
+  @ApiProperty({ type: CommitView, nullable: true }) commit!: CommitView | null;
+  @ApiProperty({ type: [String] }) flow_names!: string[];
+  @ApiProperty({ type: [String] }) trail_names!: string[];
+  @ApiProperty({ type: [String] }) repo_names!: string[];
+  @ApiProperty({ type: ReplacedArtifactView, nullable: true })
+  replaced_artifact!: ReplacedArtifactView | null;
+  @ApiProperty({ type: String, nullable: true, description: 'A compare link between the two commits' })
+  diff_url!: string | null;
+  @ApiProperty({ type: DeploymentLinks }) _links!: DeploymentLinks;
+}
+
+export class PageLinks {
+  @ApiProperty() self!: string;
+  @ApiProperty({ type: String, nullable: true }) next!: string | null;
+  @ApiProperty({ type: String, nullable: true }) prev!: string | null;
+}
+
+export class DeploymentsPage {
+  @ApiProperty() page!: number;
+  @ApiProperty() per_page!: number;
+  @ApiProperty() total_pages!: number;
+  @ApiProperty() total_count!: number;
+  @ApiProperty({ type: PageLinks }) _links!: PageLinks;
+  @ApiProperty({ type: [DeploymentView], description: 'Newest first' }) deployments!: DeploymentView[];
+}
+
+/** A row of the audit log, with the names the Kosli CLI reads too. */
+export class EnvironmentEventView {
+  @ApiProperty() environment!: string;
+  @ApiProperty({ description: 'UNIX seconds' }) timestamp!: number;
+  @ApiProperty({ enum: AUDIT_EVENT_TYPES }) event_type!: (typeof AUDIT_EVENT_TYPES)[number];
+  @ApiProperty() snapshot_index!: number;
+  @ApiProperty() artifact_name!: string;
+  @ApiProperty() fingerprint!: string;
+  @ApiProperty() instances!: number;
+  @ApiProperty({ type: [String] }) flow_names!: string[];
+  @ApiProperty({ type: [String] }) trail_names!: string[];
+  @ApiProperty({ type: [String] }) repo_names!: string[];
+  @ApiProperty({ type: String, nullable: true, description: 'sha1 of its first trail’s commit' }) commit!:
+    string | null;
+  @ApiProperty() compliant!: boolean;
+  @ApiProperty() description!: string;
+  @ApiProperty({ description: 'The fingerprint (the Kosli CLI’s name)' }) sha256!: string;
+  @ApiProperty({ description: 'The timestamp (the Kosli CLI’s name)' }) reported_at!: number;
+  @ApiProperty({ description: 'The flow names, comma-separated (the Kosli CLI’s name)' }) pipeline!: string;
+}
