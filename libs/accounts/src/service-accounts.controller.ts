@@ -52,7 +52,7 @@ export class ServiceAccountsController {
     @Param('org') org: string,
     @Body() body: CreateServiceAccountDto,
     @Req() req: AuthenticatedRequest,
-  ) {
+  ): Promise<ServiceAccountView> {
     const created = await this.commands.execute(
       new CreateServiceAccount(org, body.name, body.description ?? '', body.privilege, actorOf(req)),
     );
@@ -71,7 +71,7 @@ export class ServiceAccountsController {
   @ApiOperation({ operationId: 'listServiceAccounts', summary: 'List service accounts' })
   @Requires('reader')
   @ApiOkResponse({ type: [ServiceAccountView] })
-  async list(@Param('org') org: string) {
+  async list(@Param('org') org: string): Promise<ServiceAccountView[]> {
     const docs = await this.reads.collection(SERVICE_ACCOUNTS).find({ org }, { sort: { name: 1 } });
     return docs.map(accountView);
   }
@@ -80,7 +80,7 @@ export class ServiceAccountsController {
   @ApiOperation({ operationId: 'getServiceAccount', summary: 'Read a service account' })
   @Requires('reader')
   @ApiOkResponse({ type: ServiceAccountView })
-  async read(@Param('org') org: string, @Param('name') name: string) {
+  async read(@Param('org') org: string, @Param('name') name: string): Promise<ServiceAccountView> {
     return accountView(await this.account(org, name));
   }
 
@@ -93,7 +93,7 @@ export class ServiceAccountsController {
     @Param('name') name: string,
     @Body() body: CreateApiKeyDto,
     @Req() req: AuthenticatedRequest,
-  ) {
+  ): Promise<CreatedApiKeyView> {
     const created = await this.commands.execute(
       new CreateApiKey(org, name, body.description ?? '', body.expires_at ?? 0, actorOf(req)),
     );
@@ -110,7 +110,7 @@ export class ServiceAccountsController {
   @ApiOperation({ operationId: 'listApiKeys', summary: "List a service account's active API keys" })
   @Requires('reader')
   @ApiOkResponse({ type: [ApiKeyView], description: 'Active keys only (neither expired nor revoked)' })
-  async listKeys(@Param('org') org: string, @Param('name') name: string) {
+  async listKeys(@Param('org') org: string, @Param('name') name: string): Promise<ApiKeyView[]> {
     await this.account(org, name);
     const now = Date.now() / 1000;
     const docs = await this.reads.collection(API_KEYS).find(
@@ -142,7 +142,7 @@ export class ServiceAccountsController {
     @Param('name') name: string,
     @Param('id') id: string,
     @Req() req: AuthenticatedRequest,
-  ) {
+  ): Promise<string> {
     await this.commands.execute(new RevokeApiKey(org, name, id, actorOf(req)));
     this.keys.keyRevoked();
     return jsonString('API key revoked');

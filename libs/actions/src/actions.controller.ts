@@ -12,11 +12,18 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import {
-  ApiCreatedOrUpdated,
   ApiError,
   AtQuery,
   CONFIG,
@@ -30,33 +37,64 @@ import {
   ServiceKey,
 } from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
-import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { environmentsNamed } from '#des/environments';
 import { ChangeActions, ChangeDelivery } from './action.commands';
 import { ACTION_NOT_FOUND, type ActionsState } from './action.decider';
 import { ACTIONS, actionId, DELIVERIES, deliveryId, actionsProjection } from './actions.projection';
-import { PutActionDto } from './actions.dto';
+import {
+  ActionSecretView,
+  ActionView,
+  CreatedActionView,
+  DeliveriesPage,
+  type DeliveryAttemptView,
+  type DeliveryView,
+  PutActionDto,
+  RedeliveryView,
+  type TargetDto,
+} from './actions.dto';
 import { DELIVERY_NOT_FOUND } from './delivery.decider';
 import { actionSecret } from './signing';
 import { targetProblem } from './target-address';
 
 /** An action as endpoint 10 answers it: every field of the spec's Action table. */
-const actionView = (doc: Doc) => ({
-  name: doc.name,
-  type: doc.type,
-  number: doc.number,
-  targets: doc.targets,
-  triggers: doc.triggers,
-  created_by: doc.created_by,
-  is_created_from_slack_app: doc.is_created_from_slack_app ?? false,
-  last_modified_at: doc.last_modified_at,
-  created_at: doc.created_at,
-  is_failing: doc.is_failing ?? false,
-  last_success_timestamp: doc.last_success_timestamp ?? null,
-  last_failure_timestamp: doc.last_failure_timestamp ?? null,
-  flows: doc.flows ?? [],
-  environments: doc.environments,
+const actionView = (doc: Doc): ActionView => ({
+  name: doc.name as string,
+  type: doc.type as string,
+  number: doc.number as number,
+  targets: doc.targets as TargetDto[],
+  triggers: doc.triggers as ActionView['triggers'],
+  created_by: doc.created_by as string,
+  is_created_from_slack_app: (doc.is_created_from_slack_app as boolean | undefined) ?? false,
+  last_modified_at: doc.last_modified_at as number,
+  created_at: doc.created_at as number,
+  is_failing: (doc.is_failing as boolean | undefined) ?? false,
+  last_success_timestamp: (doc.last_success_timestamp as number | null | undefined) ?? null,
+  last_failure_timestamp: (doc.last_failure_timestamp as number | null | undefined) ?? null,
+  flows: (doc.flows as string[] | undefined) ?? [],
+  environments: doc.environments as string[],
+});
+
+/** A delivery as its list answers it: the document without the store's fields and the organization. */
+const deliveryView = (doc: Doc): DeliveryView => ({
+  id: doc.id as string,
+  action: doc.action as number,
+  action_name: doc.action_name as string,
+  target_index: doc.target_index as number,
+  target: doc.target as TargetDto,
+  trigger: doc.trigger as DeliveryView['trigger'],
+  payload: doc.payload as Record<string, unknown>,
+  event_type: doc.event_type as string,
+  source_event_id: doc.source_event_id as string,
+  status: doc.status as DeliveryView['status'],
+  round: doc.round as number,
+  scheduled_at: doc.scheduled_at as number,
+  delivered_at: doc.delivered_at as number | null,
+  attempts: doc.attempts as DeliveryAttemptView[],
+  ...('last_attempt_at' in doc ? { last_attempt_at: doc.last_attempt_at as number } : {}),
+  ...('redelivery_requested_at' in doc
+    ? { redelivery_requested_at: doc.redelivery_requested_at as number }
+    : {}),
 });
 
 const parseNumber = (raw: string) => (/^[1-9]\d{0,9}$/.test(raw) ? Number(raw) : null);
@@ -83,14 +121,15 @@ export class ActionsController {
   /** Creates (201, with its signing secret, shown this once) or updates (200) the action named `name`. */
   @Put(':org/environments')
   @ApiOperation({ operationId: 'putAction', summary: 'Create or update an environment action' })
-  @ApiCreatedOrUpdated()
+  @ApiCreatedResponse({ type: CreatedActionView, description: 'Created' })
+  @ApiOkResponse({ type: ActionView, description: 'It existed: updated, or left as it was' })
   @Requires('admin')
   async put(
     @Param('org') org: string,
     @Body() body: PutActionDto,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<ActionView | CreatedActionView> {
     await this.checkTargets(body);
     await this.checkEnvironments(org, body.environments);
     const done = await this.commands.execute(
@@ -115,13 +154,18 @@ export class ActionsController {
     const view = actionView(await this.action(org, number));
     if (!created) return view;
     res.status(201);
-    return { ...view, secret: this.secretOf(org, done.state as ActionsState, number) };
+    const withSecret: CreatedActionView = {
+      ...view,
+      secret: this.secretOf(org, done.state as ActionsState, number),
+    };
+    return withSecret;
   }
 
   @Get(':org')
   @ApiOperation({ operationId: 'listActions', summary: 'List actions' })
   @Requires('reader')
-  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: [ActionView] })
+  async list(@Param('org') org: string, @Query() { at }: AtQuery): Promise<ActionView[]> {
     const reads = await this.readsAt(org, at);
     const docs = await reads.collection(ACTIONS).find({ org, deleted: false }, { sort: { number: 1 } });
     return docs.map(actionView);
@@ -130,7 +174,12 @@ export class ActionsController {
   @Get(':org/:number')
   @ApiOperation({ operationId: 'getAction', summary: 'Read an action' })
   @Requires('reader')
-  async read(@Param('org') org: string, @Param('number') raw: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: ActionView })
+  async read(
+    @Param('org') org: string,
+    @Param('number') raw: string,
+    @Query() { at }: AtQuery,
+  ): Promise<ActionView> {
     return actionView(await this.action(org, this.number(raw), await this.readsAt(org, at)));
   }
 
@@ -150,11 +199,12 @@ export class ActionsController {
   @ApiOperation({ operationId: 'rotateActionSecret', summary: "Rotate an action's signing secret" })
   @Requires('admin')
   @HttpCode(200)
+  @ApiOkResponse({ type: ActionSecretView })
   async rotateSecret(
     @Param('org') org: string,
     @Param('number') raw: string,
     @Req() req: AuthenticatedRequest,
-  ) {
+  ): Promise<ActionSecretView> {
     const number = this.number(raw);
     const done = await this.commands.execute(
       new ChangeActions(org, { kind: 'rotate_secret', number }, requestMetadata(req)),
@@ -166,12 +216,13 @@ export class ActionsController {
   @Get(':org/:number/deliveries')
   @ApiOperation({ operationId: 'listActionDeliveries', summary: "List an action's deliveries, newest first" })
   @Requires('reader')
+  @ApiOkResponse({ type: DeliveriesPage })
   async deliveries(
     @Param('org') org: string,
     @Param('number') raw: string,
     @Query() query: PageQuery,
     @Req() req: Request,
-  ) {
+  ): Promise<DeliveriesPage> {
     const number = this.number(raw);
     const reads = await this.readsAt(org, query.at);
     await this.action(org, number, reads);
@@ -187,19 +238,13 @@ export class ActionsController {
         limit: perPage,
       }),
     ]);
-    const { items: deliveries, ...page_ } = paged(
-      docs.map((d) => {
-        const { org: _org, ...rest } = withoutInternals(d);
-        return (void _org, rest);
-      }),
-      {
-        page,
-        perPage,
-        total,
-        base: req.originalUrl.split('?')[0],
-        query: query.at === undefined ? {} : { at: String(query.at) },
-      },
-    );
+    const { items: deliveries, ...page_ } = paged(docs.map(deliveryView), {
+      page,
+      perPage,
+      total,
+      base: req.originalUrl.split('?')[0],
+      query: query.at === undefined ? {} : { at: String(query.at) },
+    });
     return { ...page_, deliveries };
   }
 
@@ -208,12 +253,13 @@ export class ActionsController {
   @ApiOperation({ operationId: 'redeliverActionDelivery', summary: 'Send a dead-lettered delivery again' })
   @Requires('admin')
   @HttpCode(202)
+  @ApiAcceptedResponse({ type: RedeliveryView })
   async redeliver(
     @Param('org') org: string,
     @Param('number') raw: string,
     @Param('delivery') delivery: string,
     @Req() req: AuthenticatedRequest,
-  ) {
+  ): Promise<RedeliveryView> {
     const number = this.number(raw);
     await this.action(org, number);
     const doc = await this.reads.collection(DELIVERIES).findOne({ _id: deliveryId(org, delivery) });

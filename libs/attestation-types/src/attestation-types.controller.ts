@@ -1,5 +1,12 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import {
   AcceptsDataJson,
@@ -15,10 +22,13 @@ import {
   VALIDATION_FAILED,
 } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
-import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangeAttestationType } from './attestation-type.commands';
-import { CreateAttestationTypeDto } from './attestation-types.dto';
+import {
+  AttestationTypeVersionView,
+  AttestationTypeView,
+  CreateAttestationTypeDto,
+} from './attestation-types.dto';
 import {
   ATTESTATION_TYPES_COLLECTION,
   attestationTypeId,
@@ -26,11 +36,20 @@ import {
 } from './attestation-types.projection';
 import { CustomEvaluator } from './custom-evaluation';
 
-const typeView = (doc: Doc) => {
-  const { org, ...rest } = withoutInternals(doc);
-  void org;
-  return rest;
-};
+/** A custom type document as the API shows it: every field but its org and the store's own. */
+const typeView = (doc: Doc): AttestationTypeView => ({
+  name: doc.name as string,
+  description: doc.description as string,
+  schema: doc.schema as Record<string, unknown>,
+  jq_rules: doc.jq_rules as string[],
+  archived: doc.archived as boolean,
+  created_at: doc.created_at as number,
+  created_by: doc.created_by as string | null,
+  last_modified_at: doc.last_modified_at as number,
+  versions: doc.versions as AttestationTypeVersionView[],
+  // Only once archived (left out until then).
+  archived_at: doc.archived_at as number | undefined,
+});
 
 @ApiTags('custom attestation types')
 @ApiBearerAuth('bearer')
@@ -48,11 +67,12 @@ export class AttestationTypesController {
   @ApiOperation({ operationId: 'createCustomAttestationType', summary: 'Create a custom attestation type' })
   @Requires('member')
   @AcceptsDataJson(fromKosliForm)
+  @ApiCreatedResponse({ type: AttestationTypeView })
   async create(
     @Param('org') org: string,
     @Body() body: CreateAttestationTypeDto,
     @Req() req: AuthenticatedRequest,
-  ) {
+  ): Promise<AttestationTypeView> {
     const rules = body.jq_rules ?? [];
     const errors = await this.custom.problems(org, body.schema, rules);
     if (Object.keys(errors).length) throw new ApiError(400, 'Input payload validation failed', errors);
@@ -75,7 +95,8 @@ export class AttestationTypesController {
   @Get(':org')
   @ApiOperation({ operationId: 'listCustomAttestationTypes', summary: 'List custom attestation types' })
   @Requires('reader')
-  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: [AttestationTypeView] })
+  async list(@Param('org') org: string, @Query() { at }: AtQuery): Promise<AttestationTypeView[]> {
     const reads = await this.history.readsFor(at, { org, projections: [attestationTypesProjection] });
     return (await reads.collection(ATTESTATION_TYPES_COLLECTION).find({ org }, { sort: { name: 1 } })).map(
       typeView,
@@ -85,7 +106,12 @@ export class AttestationTypesController {
   @Get(':org/:name')
   @ApiOperation({ operationId: 'getCustomAttestationType', summary: 'Read a custom attestation type' })
   @Requires('reader')
-  async read(@Param('org') org: string, @Param('name') name: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: AttestationTypeView })
+  async read(
+    @Param('org') org: string,
+    @Param('name') name: string,
+    @Query() { at }: AtQuery,
+  ): Promise<AttestationTypeView> {
     const reads = await this.history.readsFor(at, {
       org,
       projections: [attestationTypesProjection],
@@ -100,7 +126,12 @@ export class AttestationTypesController {
   @Requires('member')
   @HttpCode(200)
   @JsonStringBody()
-  async archive(@Param('org') org: string, @Param('name') name: string, @Req() req: AuthenticatedRequest) {
+  @ApiOkResponse({ schema: { type: 'string' }, description: '"Custom attestation type archived"' })
+  async archive(
+    @Param('org') org: string,
+    @Param('name') name: string,
+    @Req() req: AuthenticatedRequest,
+  ): Promise<string> {
     await this.commands.execute(
       new ChangeAttestationType(org, { kind: 'archive', name }, requestMetadata(req)),
     );

@@ -1,5 +1,12 @@
 import { Body, Controller, Get, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { tagsOf } from '#des/kernel';
 import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires, VALIDATION_FAILED } from '#des/platform';
@@ -8,21 +15,21 @@ import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/acco
 import { policiesOf, policiesProjection } from '#des/policies';
 import { ChangeControl } from './control.commands';
 import { CONTROL_NOT_FOUND, type Links } from './control.decider';
-import { CreateControlDto, UpdateControlDto } from './controls.dto';
+import { ControlView, CreateControlDto, UpdateControlDto } from './controls.dto';
 import { CONTROLS, controlId, controlsProjection } from './controls.projection';
 
 /** A control as endpoint 2 answers it: every field of the spec's Control table. */
-const controlView = (doc: Doc, policiesReferencing: string[]) => ({
-  identifier: doc.identifier,
-  name: doc.name,
-  version: doc.version,
-  created_by: doc.created_by,
-  description: doc.description,
-  links: doc.links,
-  created_at: doc.created_at,
-  last_modified_at: doc.last_modified_at,
+const controlView = (doc: Doc, policiesReferencing: string[]): ControlView => ({
+  identifier: doc.identifier as string,
+  name: doc.name as string,
+  version: doc.version as number,
+  created_by: doc.created_by as string,
+  description: doc.description as string,
+  links: doc.links as Links,
+  created_at: doc.created_at as number,
+  last_modified_at: doc.last_modified_at as number,
   tags: tagsOf(doc.tags),
-  archived: doc.archived,
+  archived: doc.archived as boolean,
   policies_referencing: policiesReferencing,
 });
 
@@ -54,7 +61,12 @@ export class ControlsController {
   @Post(':org')
   @ApiOperation({ operationId: 'createControl', summary: 'Create a control' })
   @Requires('member')
-  async create(@Param('org') org: string, @Body() body: CreateControlDto, @Req() req: AuthenticatedRequest) {
+  @ApiCreatedResponse({ type: ControlView })
+  async create(
+    @Param('org') org: string,
+    @Body() body: CreateControlDto,
+    @Req() req: AuthenticatedRequest,
+  ): Promise<ControlView> {
     await requireFeature(this.reads, org, 'controls');
     this.validate(body);
     await this.commands.execute(
@@ -77,7 +89,8 @@ export class ControlsController {
   @Get(':org')
   @ApiOperation({ operationId: 'listControls', summary: 'List controls' })
   @Requires('reader')
-  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: [ControlView] })
+  async list(@Param('org') org: string, @Query() { at }: AtQuery): Promise<ControlView[]> {
     await requireFeature(this.reads, org, 'controls');
     const reads = await this.readsAt(org, at);
     const controls = await reads.collection(CONTROLS).find({ org }, { sort: { identifier: 1 } });
@@ -90,7 +103,12 @@ export class ControlsController {
   @Get(':org/:identifier')
   @ApiOperation({ operationId: 'getControl', summary: 'Read a control' })
   @Requires('reader')
-  async read(@Param('org') org: string, @Param('identifier') identifier: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: ControlView })
+  async read(
+    @Param('org') org: string,
+    @Param('identifier') identifier: string,
+    @Query() { at }: AtQuery,
+  ): Promise<ControlView> {
     await requireFeature(this.reads, org, 'controls');
     const reads = await this.readsAt(org, at);
     return this.view(await this.control(org, identifier, reads), reads);
@@ -103,12 +121,13 @@ export class ControlsController {
     summary: 'Update a control, as a new version when a field changes',
   })
   @Requires('member')
+  @ApiOkResponse({ type: ControlView })
   async update(
     @Param('org') org: string,
     @Param('identifier') identifier: string,
     @Body() body: UpdateControlDto,
     @Req() req: AuthenticatedRequest,
-  ) {
+  ): Promise<ControlView> {
     await requireFeature(this.reads, org, 'controls');
     this.validate(body);
     await this.commands.execute(
@@ -128,7 +147,7 @@ export class ControlsController {
   }
 
   /** The control with the policies whose attestation rules name it (`for_control`), by name. */
-  private async view(doc: Doc, reads: ReadStore = this.reads) {
+  private async view(doc: Doc, reads: ReadStore = this.reads): Promise<ControlView> {
     const policies = await policiesOf(docReads(reads), doc.org as string, doc.identifier as string);
     return controlView(
       doc,

@@ -45,3 +45,23 @@ export class CreateControlDto extends UpdateControlDto {
   @MaxLength(256)
   declare name: string;
 }
+
+/** A control as endpoint 2 answers it: every field of the spec's Control table. */
+export class ControlView {
+  @ApiProperty() identifier!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ description: 'From 1, one more on each change of its name, description or links' })
+  version!: number;
+  @ApiProperty() created_by!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty(LINKS) links!: Links;
+  @ApiProperty({ description: 'UNIX seconds' }) created_at!: number;
+  @ApiProperty({ description: 'UNIX seconds' }) last_modified_at!: number;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) tags!: Record<string, string>;
+  @ApiProperty() archived!: boolean;
+  @ApiProperty({
+    type: [String],
+    description: 'The policies whose attestation rules name it (`for_control`)',
+  })
+  policies_referencing!: string[];
+}

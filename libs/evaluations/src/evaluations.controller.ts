@@ -1,5 +1,13 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { EventStore } from '#des/event-store';
 import { microsToSeconds, nowMicros, secondsToMicros } from '#des/event-store';
 import type { Jobs } from '#des/jobs';
@@ -10,6 +18,12 @@ import { AuthenticatedRequest, requireFeature, requestMetadata } from '#des/acco
 import { TrailTimeMachine } from '#des/trails';
 import { ChangeEvaluation } from './evaluation.commands';
 import { EVALUATION_REQUEST_SCHEMA, parseEvaluationRequest } from './evaluation-request';
+import {
+  type EvaluationErrorView,
+  type EvaluationResultView,
+  type EvaluationStatus,
+  EvaluationView,
+} from './evaluations.dto';
 import { EVALUATIONS } from './evaluations.projection';
 import { PendingEvaluations } from './pending-evaluations';
 
@@ -38,12 +52,13 @@ export class EvaluationsController {
     description: '{context: {trails: [{flow, trail}]}, policy: {files: {path: rego}}, params?}',
     schema: EVALUATION_REQUEST_SCHEMA as never,
   })
+  @ApiCreatedResponse({ type: EvaluationView, description: 'Recorded: pending until it has run' })
   async create(
     @Param('org') org: string,
     @Body() body: unknown,
     @Query() query: AtQuery,
     @Req() req: AuthenticatedRequest,
-  ) {
+  ): Promise<EvaluationView> {
     await this.requireFeature(org);
     const request = parseEvaluationRequest(body);
     if ('errors' in request) throw new ApiError(400, 'Input payload validation failed', request.errors);
@@ -106,18 +121,19 @@ export class EvaluationsController {
   @Get(':org/:id')
   @ApiOperation({ operationId: 'getEvaluation', summary: 'Read an evaluation and its result' })
   @Requires('reader')
-  async read(@Param('org') org: string, @Param('id') id: string) {
+  @ApiOkResponse({ type: EvaluationView })
+  async read(@Param('org') org: string, @Param('id') id: string): Promise<EvaluationView> {
     await this.requireFeature(org);
     const doc = await this.reads.collection(EVALUATIONS).findOne({ _id: `${org}/${id}` });
     if (!doc) throw new ApiError(404, 'Evaluation not found');
     return {
-      id: doc.id,
-      status: doc.status,
-      requested_at: doc.requested_at,
-      recorded_at: doc.recorded_at,
-      recorded_position: doc.recorded_position,
-      ...(doc.status === 'completed' ? { result: doc.result } : {}),
-      ...(doc.status === 'failed' ? { error: doc.error } : {}),
+      id: doc.id as string,
+      status: doc.status as EvaluationStatus,
+      requested_at: doc.requested_at as number,
+      recorded_at: doc.recorded_at as number,
+      recorded_position: doc.recorded_position as number | undefined,
+      ...(doc.status === 'completed' ? { result: doc.result as EvaluationResultView } : {}),
+      ...(doc.status === 'failed' ? { error: doc.error as EvaluationErrorView } : {}),
     };
   }
 

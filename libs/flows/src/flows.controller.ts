@@ -1,11 +1,18 @@
 import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { tagsOf } from '#des/kernel';
 import {
   AcceptsDataJson,
-  ApiCreatedOrUpdated,
   ApiError,
   AtQuery,
   READ_STORE,
@@ -18,16 +25,25 @@ import {
   YamlRefusal,
 } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
-import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangeFlow } from './flow.commands';
 import { templateErrors } from './flow-template';
-import { PutFlowDto } from './flows.dto';
+import { FlowTemplateView, FlowView, PutFlowDto } from './flows.dto';
 import { FLOWS, flowId, flowsProjection } from './flows.projection';
 
-const flowView = (doc: Doc) => ({ ...withoutInternals(doc), tags: tagsOf(doc.tags) });
+/** A flow document as the API shows it: every field but the store's own, its tags as a map. */
+const flowView = (doc: Doc): FlowView => ({
+  org: doc.org as string,
+  name: doc.name as string,
+  description: doc.description as string,
+  template: doc.template as FlowTemplateView | null,
+  tags: tagsOf(doc.tags),
+  created_at: doc.created_at as number,
+  last_modified_at: doc.last_modified_at as number,
+});
 
 @ApiTags('flows')
+@ApiExtraModels(FlowTemplateView)
 @ApiBearerAuth('bearer')
 @ApiBasicAuth('basic')
 @Controller('flows')
@@ -40,14 +56,15 @@ export class FlowsController {
 
   @Put(':org')
   @ApiOperation({ operationId: 'putFlow', summary: 'Create or update a flow' })
-  @ApiCreatedOrUpdated()
+  @ApiCreatedResponse({ type: FlowView, description: 'Created' })
+  @ApiOkResponse({ type: FlowView, description: 'It existed: updated, or left as it was' })
   @Requires('member')
   async put(
     @Param('org') org: string,
     @Body() body: PutFlowDto,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<FlowView> {
     return this.save(org, body, req, res);
   }
 
@@ -57,7 +74,8 @@ export class FlowsController {
     operationId: 'putFlowWithTemplateFile',
     summary: 'Create or update a flow from a template file',
   })
-  @ApiCreatedOrUpdated()
+  @ApiCreatedResponse({ type: FlowView, description: 'Created' })
+  @ApiOkResponse({ type: FlowView, description: 'It existed: updated, or left as it was' })
   @Requires('member')
   @AcceptsDataJson(withTemplateFile)
   async putWithTemplateFile(
@@ -65,11 +83,16 @@ export class FlowsController {
     @Body() body: PutFlowDto,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<FlowView> {
     return this.save(org, body, req, res);
   }
 
-  private async save(org: string, body: PutFlowDto, req: AuthenticatedRequest, res: Response) {
+  private async save(
+    org: string,
+    body: PutFlowDto,
+    req: AuthenticatedRequest,
+    res: Response,
+  ): Promise<FlowView> {
     const errors = body.template == null ? {} : templateErrors(body.template);
     const badTags = Object.entries(body.tags ?? {}).filter(([, v]) => typeof v !== 'string');
     for (const [k] of badTags) errors[`tags.${k}`] = 'tag values are strings';
@@ -94,7 +117,8 @@ export class FlowsController {
   @Get(':org')
   @ApiOperation({ operationId: 'listFlows', summary: 'List flows' })
   @Requires('reader')
-  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: [FlowView] })
+  async list(@Param('org') org: string, @Query() { at }: AtQuery): Promise<FlowView[]> {
     const reads = await this.history.readsFor(at, { org, projections: [flowsProjection] });
     return (await reads.collection(FLOWS).find({ org }, { sort: { name: 1 } })).map(flowView);
   }
@@ -102,7 +126,12 @@ export class FlowsController {
   @Get(':org/:flow')
   @ApiOperation({ operationId: 'getFlow', summary: 'Read a flow' })
   @Requires('reader')
-  async read(@Param('org') org: string, @Param('flow') flow: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: FlowView })
+  async read(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Query() { at }: AtQuery,
+  ): Promise<FlowView> {
     const reads = await this.history.readsFor(at, { org, projections: [flowsProjection], within: flow });
     const doc = await reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
     if (!doc) throw new ApiError(404, 'Flow not found');

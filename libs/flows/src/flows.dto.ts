@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import type { FlowTemplate } from './flow-template';
 
@@ -30,4 +30,42 @@ export class PutFlowDto {
   @IsOptional()
   @IsObject()
   tags?: Record<string, string>;
+}
+
+export class FlowTemplateAttestationView {
+  @ApiProperty() name!: string;
+  @ApiProperty({ description: 'The attestation type expected (e.g. `junit`)' }) type!: string;
+}
+
+export class FlowTemplateTrailView {
+  @ApiPropertyOptional({ type: [FlowTemplateAttestationView] }) attestations?: FlowTemplateAttestationView[];
+}
+
+export class FlowTemplateArtifactView {
+  @ApiProperty() name!: string;
+  @ApiPropertyOptional({ type: [FlowTemplateAttestationView] }) attestations?: FlowTemplateAttestationView[];
+}
+
+/** What a flow's trails must carry to be compliant: attestations by name, on the trail and per artifact. */
+export class FlowTemplateView implements FlowTemplate {
+  @ApiPropertyOptional({ type: FlowTemplateTrailView }) trail?: FlowTemplateTrailView;
+  @ApiPropertyOptional({ type: [FlowTemplateArtifactView] }) artifacts?: FlowTemplateArtifactView[];
+}
+
+/** A flow as `PUT` and `GET /flows/{org}` answer it. */
+export class FlowView {
+  @ApiProperty() org!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() description!: string;
+  // A $ref or null spelled out (FlowTemplateView registered by the controller's @ApiExtraModels):
+  // `nullable` beside a $ref comes out as an allOf that null fails.
+  @ApiProperty({
+    oneOf: [{ $ref: getSchemaPath(FlowTemplateView) }, { type: 'null' }],
+    description: 'null: no template',
+  })
+  template!: FlowTemplateView | null;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) tags!: Record<string, string>;
+  @ApiProperty({ description: 'UNIX seconds' }) created_at!: number;
+  @ApiProperty({ description: 'Last change of the flow (its description, template or tags); UNIX seconds' })
+  last_modified_at!: number;
 }

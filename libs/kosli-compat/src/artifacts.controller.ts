@@ -19,6 +19,7 @@ import {
   type RunningData,
 } from '#des/trails';
 import { provenanceOfReport } from './artifact-provenance';
+import { KosliArtifact, KosliSearchResult } from './kosli.dto';
 
 const SHA_PREFIX = /^[0-9a-fA-F]{4,64}$/;
 
@@ -42,8 +43,8 @@ export class ArtifactsController {
   @Get('artifacts/:org')
   @ApiOperation({ operationId: 'listKosliArtifacts', summary: 'List the latest artifacts for the Kosli CLI' })
   @Requires('reader')
-  @ApiOkResponse({ description: 'A page of artifacts, newest first' })
-  async list(@Param('org') org: string, @Query() query: ArtifactsQuery) {
+  @ApiOkResponse({ type: [KosliArtifact], description: 'A page of artifacts, newest first' })
+  async list(@Param('org') org: string, @Query() query: ArtifactsQuery): Promise<KosliArtifact[]> {
     const perPage = query.per_page ?? 20;
     const docs = await latestArtifactReports(
       this.reads,
@@ -60,13 +61,16 @@ export class ArtifactsController {
     summary: "Read a flow's artifacts by fingerprint or commit for the Kosli CLI",
   })
   @Requires('reader')
-  @ApiOkResponse({ description: 'The artifacts of the flow with that fingerprint or commit' })
+  @ApiOkResponse({
+    type: [KosliArtifact],
+    description: 'The artifacts of the flow with that fingerprint or commit',
+  })
   async read(
     @Param('org') org: string,
     @Param('flow') flow: string,
     @Param('kind') kind: string,
     @Param('id') id: string,
-  ) {
+  ): Promise<KosliArtifact[]> {
     if (kind !== 'fingerprint' && kind !== 'commit') throw new ApiError(404, 'Artifact not found');
     const docs = await artifactReports(
       docReads(this.reads),
@@ -84,14 +88,17 @@ export class ArtifactsController {
   })
   @Requires('reader')
   @ApiParam({ name: 'prefix', schema: { type: 'string', pattern: SHA_PREFIX.source } })
-  @ApiOkResponse({ description: '{resolved_to, artifacts}: the fingerprints and commits the prefix matches' })
-  async search(@Param('org') org: string, @Param('prefix') prefix: string) {
+  @ApiOkResponse({
+    type: KosliSearchResult,
+    description: '{resolved_to, artifacts}: the fingerprints and commits the prefix matches',
+  })
+  async search(@Param('org') org: string, @Param('prefix') prefix: string): Promise<KosliSearchResult> {
     if (!SHA_PREFIX.test(prefix))
       throw new ApiError(400, 'Input payload validation failed', { sha: 'a sha is 4 to 64 hex digits' });
     const { byFingerprint, byCommit } = await artifactReportsByPrefix(this.reads, org, prefix.toLowerCase());
     const fingerprints = [...new Set(byFingerprint.map((d) => d.fingerprint as string))];
     const commits = [...new Set(byCommit.map((d) => d.git_commit as string))];
-    const type =
+    const type: KosliSearchResult['resolved_to']['type'] =
       fingerprints.length === 1 && !commits.length
         ? 'fingerprint'
         : commits.length === 1 && !fingerprints.length
@@ -125,7 +132,7 @@ export class ArtifactsController {
   }
 
   /** An artifact in the shape the CLI prints: its flow and trail, its trail's compliance, where it runs and ran. */
-  private async kosliArtifact(org: string, doc: ArtifactReport) {
+  private async kosliArtifact(org: string, doc: ArtifactReport): Promise<KosliArtifact> {
     const origin = await provenanceOfReport(this.reads, org, doc);
     const inTrail = origin.view?.artifacts.find((a) => a.fingerprint === doc.fingerprint);
     const where = (list: RunningData[] | undefined) =>

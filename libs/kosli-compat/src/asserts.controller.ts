@@ -12,6 +12,7 @@ import { environmentNamed, snapshotNamed } from '#des/environments';
 import { ApiError, READ_STORE, Requires } from '#des/platform';
 import { docReads, type ReadStore } from '#des/read-store';
 import { type Provenance, provenanceOf } from './artifact-provenance';
+import { KosliAssertion, type KosliAttestationStatus } from './kosli.dto';
 
 class AssertQuery {
   @ApiPropertyOptional() @IsOptional() @IsString() flow_name?: string;
@@ -23,19 +24,19 @@ class AssertQuery {
 }
 
 /** The attestations a trail asks for and has, for the artifact: made ones with their verdict, missing ones. */
-function attestationStatuses(p: Provenance, fingerprint: string) {
+function attestationStatuses(p: Provenance, fingerprint: string): KosliAttestationStatus[] {
   if (!p.view || !p.compliance) return [];
   const artifact = p.view.artifacts.find((a) => a.fingerprint === fingerprint);
   const made = [...Object.values(p.view.attestations), ...Object.values(artifact?.attestations ?? {})];
   return [
-    ...made.map((a) => ({
+    ...made.map((a): KosliAttestationStatus => ({
       attestation_name: a.name,
       attestation_type: a.type,
       status: 'COMPLETE',
       is_compliant: a.compliant,
       unexpected: false,
     })),
-    ...p.compliance.missing.map((name) => ({
+    ...p.compliance.missing.map((name): KosliAttestationStatus => ({
       attestation_name: name,
       attestation_type: '',
       status: 'MISSING',
@@ -63,12 +64,15 @@ export class AssertsController {
     summary: 'Check that an artifact is compliant, in its flows or in an environment, for the Kosli CLI',
   })
   @Requires('reader')
-  @ApiOkResponse({ description: '{compliant, scope, environment?, policy_evaluations, flows, html_url}' })
+  @ApiOkResponse({
+    type: KosliAssertion,
+    description: '{compliant, scope, environment?, policy_evaluations, flows, html_url}',
+  })
   async artifact(
     @Param('org') org: string,
     @Param('fingerprint') fingerprint: string,
     @Query() query: AssertQuery,
-  ) {
+  ): Promise<KosliAssertion> {
     const provenance = await provenanceOf(this.reads, org, fingerprint, query.flow_name);
     if (!provenance.length) throw new ApiError(404, 'Artifact not found');
     let compliant = provenance.every((p) => p.compliant);

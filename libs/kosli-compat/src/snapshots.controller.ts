@@ -19,6 +19,13 @@ import { ApiError, PageQuery, READ_STORE, ReadModelsAt, Requires } from '#des/pl
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { provenanceOf } from './artifact-provenance';
 import { fromKosliRef, splitSnappish } from './kosli-snapshot-ref';
+import {
+  type KosliDiffArtifact,
+  KosliSnapshot,
+  type KosliSnapshotArtifact,
+  KosliSnapshotDiff,
+  KosliSnapshotSummary,
+} from './kosli.dto';
 
 class SnapshotsQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'Snapshots: `N`, `N..M`, or empty for all' })
@@ -69,8 +76,15 @@ export class SnapshotsController {
     summary: "List an environment's snapshots for the Kosli CLI",
   })
   @Requires('reader')
-  @ApiOkResponse({ description: '[{index, from, to (0: in force), duration, compliant}]' })
-  async list(@Param('org') org: string, @Param('env') env: string, @Query() query: SnapshotsQuery) {
+  @ApiOkResponse({
+    type: [KosliSnapshotSummary],
+    description: '[{index, from, to (0: in force), duration, compliant}]',
+  })
+  async list(
+    @Param('org') org: string,
+    @Param('env') env: string,
+    @Query() query: SnapshotsQuery,
+  ): Promise<KosliSnapshotSummary[]> {
     const environment = await this.environment(this.reads, org, env);
     const latest = (environment.latest_snapshot as number | undefined) ?? 0;
     const { from, to } = query.interval ? snapshotInterval(query.interval) : { from: 1, to: latest };
@@ -91,18 +105,31 @@ export class SnapshotsController {
       docs.map((d) => (d.index as number) + 1),
     );
     const followedAt = new Map(next.map((d) => [(d.index as number) - 1, d.timestamp as number]));
-    return docs.map((d) => {
+    return docs.map((d): KosliSnapshotSummary => {
       const from = d.timestamp as number;
       const to = followedAt.get(d.index as number) ?? 0;
-      return { index: d.index, from, to, duration: (to || now()) - from, compliant: d.compliant };
+      return {
+        index: d.index as number,
+        from,
+        to,
+        duration: (to || now()) - from,
+        compliant: d.compliant as boolean,
+      };
     });
   }
 
   @Get('snapshots/:org/:env/:ref')
   @ApiOperation({ operationId: 'getKosliSnapshot', summary: 'Read a snapshot for the Kosli CLI' })
   @Requires('reader')
-  @ApiOkResponse({ description: 'The snapshot, its artifacts with their pods by name, flow and compliance' })
-  async read(@Param('org') org: string, @Param('env') env: string, @Param('ref') ref: string) {
+  @ApiOkResponse({
+    type: KosliSnapshot,
+    description: 'The snapshot, its artifacts with their pods by name, flow and compliance',
+  })
+  async read(
+    @Param('org') org: string,
+    @Param('env') env: string,
+    @Param('ref') ref: string,
+  ): Promise<KosliSnapshot> {
     const { environment, snapshot, reads } = await this.snapshot(org, env, ref);
     return this.kosliSnapshot(reads, org, environment, snapshot);
   }
@@ -110,8 +137,11 @@ export class SnapshotsController {
   @Get('env-diff/:org')
   @ApiOperation({ operationId: 'diffKosliSnapshots', summary: 'Compare two snapshots for the Kosli CLI' })
   @Requires('reader')
-  @ApiOkResponse({ description: '{snappish1, snappish2, changed, not-changed}: {snapshot_id, artifacts}' })
-  async diff(@Param('org') org: string, @Query() query: DiffQuery) {
+  @ApiOkResponse({
+    type: KosliSnapshotDiff,
+    description: '{snappish1, snappish2, changed, not-changed}: {snapshot_id, artifacts}',
+  })
+  async diff(@Param('org') org: string, @Query() query: DiffQuery): Promise<KosliSnapshotDiff> {
     const [one, two] = await Promise.all(
       [query.snappish1, query.snappish2].map(async (snappish) => {
         const { env, ref } = splitSnappish(snappish);
@@ -127,7 +157,7 @@ export class SnapshotsController {
       const [first] = await provenanceOf(this.reads, org, fingerprint);
       flows.set(fingerprint, first?.flow ?? '');
     }
-    const entry = (a: SnapshotArtifact, s1: number, s2: number) => ({
+    const entry = (a: SnapshotArtifact, s1: number, s2: number): KosliDiffArtifact => ({
       fingerprint: a.fingerprint,
       name: a.artifact_name,
       flow: flows.get(a.fingerprint) ?? '',
@@ -181,7 +211,12 @@ export class SnapshotsController {
    * (pods by name, flow, commit); compliance as the compliance model has it
    * at the read's instant.
    */
-  private async kosliSnapshot(reads: ReadStore, org: string, environment: Doc, snapshot: Doc) {
+  private async kosliSnapshot(
+    reads: ReadStore,
+    org: string,
+    environment: Doc,
+    snapshot: Doc,
+  ): Promise<KosliSnapshot> {
     const view = snapshotView(snapshot);
     const previous =
       view.index > 1 ? await snapshotNamed(docReads(reads), org, view.environment, view.index - 1) : null;
@@ -191,7 +226,7 @@ export class SnapshotsController {
         a.instances,
       ]),
     );
-    const artifacts = view.artifacts.map((a) => {
+    const artifacts = view.artifacts.map((a): KosliSnapshotArtifact => {
       const was = before.get(a.fingerprint) ?? 0;
       return {
         name: a.artifact_name,
@@ -216,6 +251,6 @@ export class SnapshotsController {
       };
     });
     const { artifacts: _view, ...fields } = view;
-    return { org, ...fields, type: environment.type, user_id: '', user_name: '', artifacts };
+    return { org, ...fields, type: environment.type as string, user_id: '', user_name: '', artifacts };
   }
 }

@@ -1,9 +1,17 @@
 import { Controller, Get, Inject, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import {
-  ApiCreatedOrUpdated,
   ApiError,
   AtQuery,
   READ_STORE,
@@ -12,21 +20,32 @@ import {
   VALIDATION_FAILED,
   YAML_LIMITS,
 } from '#des/platform';
-import { withoutInternals } from '#des/projections';
 import type { Doc, ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
+import { PolicyEventView, PolicyVersionView, PolicyView } from './policies.dto';
 import { ChangePolicy } from './policy.commands';
 import { readPolicy } from './policy-document';
+import type { PolicyType } from './policy.decider';
 import { readPayload } from './policy-payload';
 import { PolicyUploadGuard } from './policy-upload.guard';
 import { POLICIES, policyId, policiesProjection } from './policies.projection';
 
-/** A policy as endpoint 8 answers it: every field of the spec's Policy table. */
-const policyView = (doc: Doc) => {
-  const { org, latest_version, controls, ...rest } = withoutInternals(doc);
-  void [org, latest_version, controls];
-  return { ...rest, consuming_envs: [...((rest.consuming_envs as string[] | undefined) ?? [])].sort() };
-};
+/**
+ * A policy as endpoint 8 answers it: every field of the spec's Policy table
+ * (not its org, latest version or controls).
+ */
+const policyView = (doc: Doc): PolicyView => ({
+  name: doc.name as string,
+  description: doc.description as string,
+  type: doc.type as PolicyType,
+  archived: doc.archived as boolean,
+  created_at: doc.created_at as number,
+  last_modified_at: doc.last_modified_at as number,
+  created_by: doc.created_by as string,
+  events: doc.events as PolicyEventView[],
+  versions: doc.versions as PolicyVersionView[],
+  consuming_envs: [...((doc.consuming_envs as string[] | undefined) ?? [])].sort(),
+});
 
 /** The policy file's text: an uploaded file (`policy_file.0` or `policy_file`) or the text field `policy_file`. */
 function policyText(req: Request): string | undefined {
@@ -51,7 +70,8 @@ export class PoliciesController {
 
   @Put(':org')
   @ApiOperation({ operationId: 'putPolicy', summary: 'Create or update a policy' })
-  @ApiCreatedOrUpdated()
+  @ApiCreatedResponse({ type: PolicyView, description: 'Created' })
+  @ApiOkResponse({ type: PolicyView, description: 'It existed: updated, or left as it was' })
   @Requires('admin')
   @UseGuards(PolicyUploadGuard)
   @ApiConsumes('multipart/form-data')
@@ -74,7 +94,7 @@ export class PoliciesController {
     @Param('org') org: string,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<PolicyView> {
     const read = readPayload((req.body as Record<string, unknown> | undefined)?.payload);
     const text = policyText(req);
     const errors = 'errors' in read ? { ...read.errors } : {};
@@ -106,7 +126,8 @@ export class PoliciesController {
   @Get(':org')
   @ApiOperation({ operationId: 'listPolicies', summary: 'List policies' })
   @Requires('reader')
-  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: [PolicyView] })
+  async list(@Param('org') org: string, @Query() { at }: AtQuery): Promise<PolicyView[]> {
     const reads = await this.readsAt(org, at);
     return (await reads.collection(POLICIES).find({ org }, { sort: { name: 1 } })).map(policyView);
   }
@@ -114,7 +135,12 @@ export class PoliciesController {
   @Get(':org/:name')
   @ApiOperation({ operationId: 'getPolicy', summary: 'Read a policy' })
   @Requires('reader')
-  async read(@Param('org') org: string, @Param('name') name: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: PolicyView })
+  async read(
+    @Param('org') org: string,
+    @Param('name') name: string,
+    @Query() { at }: AtQuery,
+  ): Promise<PolicyView> {
     return policyView(await this.policy(org, name, await this.readsAt(org, at)));
   }
 

@@ -2,11 +2,18 @@ import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { tagsOf } from '#des/kernel';
 import { ApiError, AtQuery, PageQuery, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
-import { withoutInternals } from '#des/projections';
 import type { Doc, ReadStore } from '#des/read-store';
+import { ReposPage, RepoView } from './repos.dto';
 import { REPOS, repoId, reposProjection } from './repos.projection';
 
-const repoView = (doc: Doc) => ({ ...withoutInternals(doc), tags: tagsOf(doc.tags) });
+/** A repository document as the API shows it: every field but the store's own, its tags as a map. */
+const repoView = (doc: Doc): RepoView => ({
+  org: doc.org as string,
+  name: doc.name as string,
+  url: doc.url as string | null,
+  provider: doc.provider as string | null,
+  tags: tagsOf(doc.tags),
+});
 
 /** Repositories, registered from the `repo_info` of trails and artifacts. */
 @ApiTags('evidence')
@@ -27,10 +34,11 @@ export class ReposController {
   @Get(':org')
   @ApiOperation({ operationId: 'listRepos', summary: 'List repositories' })
   @Requires('reader')
-  @ApiOkResponse({
-    description: '{repos, page, per_page, total_pages, total_count} (the Kosli CLI reads this page)',
-  })
-  async list(@Param('org') org: string, @Query() { at, page = 1, per_page: perPage = 20 }: PageQuery) {
+  @ApiOkResponse({ type: ReposPage, description: 'The Kosli CLI reads this page' })
+  async list(
+    @Param('org') org: string,
+    @Query() { at, page = 1, per_page: perPage = 20 }: PageQuery,
+  ): Promise<ReposPage> {
     const reads = await this.readsAt(org, at);
     const collection = reads.collection(REPOS);
     const [total, docs] = await Promise.all([
@@ -50,7 +58,12 @@ export class ReposController {
   @ApiOperation({ operationId: 'getRepo', summary: 'Read a repository' })
   @Requires('reader')
   @ApiParam({ name: 'name', description: 'URL-encoded when it holds a "/" (acme%2Fbackend)' })
-  async read(@Param('org') org: string, @Param('name') name: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: RepoView })
+  async read(
+    @Param('org') org: string,
+    @Param('name') name: string,
+    @Query() { at }: AtQuery,
+  ): Promise<RepoView> {
     const reads = await this.readsAt(org, at);
     const doc = await reads.collection(REPOS).findOne({ _id: repoId(org, name) });
     if (!doc) throw new ApiError(404, 'Repo not found');

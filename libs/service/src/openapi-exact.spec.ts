@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { allowedMethods, withErrorResponses } from './openapi-exact';
+import { allowedMethods, withErrorResponses, withOas31Nullability } from './openapi-exact';
 
 const document = (): OpenAPIObject =>
   ({
@@ -41,5 +41,32 @@ describe('the exact OpenAPI document', () => {
     ]);
     assert.deepEqual(get.security, [{ bearer: [] }, { basic: [] }]);
     assert.ok(exact.components?.schemas?.ErrorBody);
+  });
+
+  it('writes nullability as OAS 3.1 does: a type with null, or a nested class or null', () => {
+    const doc = {
+      ...document(),
+      components: {
+        schemas: {
+          A: {
+            type: 'object',
+            properties: {
+              n: { type: 'number', nullable: true },
+              c: { type: 'object', nullable: true, allOf: [{ $ref: '#/components/schemas/B' }] },
+              r: { nullable: true, $ref: '#/components/schemas/B' },
+              s: { type: 'string' },
+            },
+          },
+        },
+      },
+    } as never as OpenAPIObject;
+    const properties = (withOas31Nullability(doc).components!.schemas!.A as { properties: object })
+      .properties;
+    assert.deepEqual(properties, {
+      n: { type: ['number', 'null'] },
+      c: { oneOf: [{ $ref: '#/components/schemas/B' }, { type: 'null' }] },
+      r: { oneOf: [{ $ref: '#/components/schemas/B' }, { type: 'null' }] },
+      s: { type: 'string' },
+    });
   });
 });

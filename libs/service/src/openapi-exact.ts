@@ -95,7 +95,13 @@ export function withOas31Nullability(document: OpenAPIObject): OpenAPIObject {
     const schema = node as Record<string, unknown>;
     if (schema.nullable === true) {
       delete schema.nullable;
-      if (typeof schema.type === 'string') schema.type = [schema.type, 'null'];
+      const refs = schema.allOf as { $ref?: string }[] | undefined;
+      if (refs?.length === 1 && refs[0].$ref) {
+        // A nullable nested class (`allOf: [{$ref}]`): the class, or null.
+        schema.oneOf = [{ $ref: refs[0].$ref }, { type: 'null' }];
+        delete schema.allOf;
+        delete schema.type;
+      } else if (typeof schema.type === 'string') schema.type = [schema.type, 'null'];
       else if (Array.isArray(schema.type) && !schema.type.includes('null'))
         schema.type = [...schema.type, 'null'];
       else if (schema.$ref) {

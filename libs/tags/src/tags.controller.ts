@@ -77,7 +77,7 @@ export class TagsController {
     @Param('resource_id') resourceId: string,
     @Body() body: TagPatchDto,
     @Req() req: AuthenticatedRequest,
-  ) {
+  ): Promise<string> {
     const resource = resourceOf(resourceType);
     const errors = patchErrors(body);
     if (!resource) errors.resource_type = `must be one of: ${ACCEPTED_RESOURCE_TYPES.join(', ')}`;

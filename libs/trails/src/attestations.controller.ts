@@ -1,5 +1,12 @@
 import { Body, Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import {
@@ -18,6 +25,7 @@ import { parseAttestation } from './attestation-types';
 import { ChangeTrail } from './trail.commands';
 import { TrailReads } from './trail-reads';
 import { ATTESTATION_TYPES, AttachmentRef, AttestationType } from './trail.events';
+import { AttestationCreatedView } from './trails.dto';
 
 /** Attestations made on trails and on the artifacts they built. */
 @ApiTags('evidence')
@@ -44,6 +52,7 @@ export class AttestationsController {
     description:
       "attestation_name, optional artifact_fingerprint, description, origin_url, user_data, and the type's evidence",
   })
+  @ApiCreatedResponse({ type: AttestationCreatedView, description: 'The attestation recorded' })
   async attest(
     @Param('org') org: string,
     @Param('flow') flow: string,
@@ -52,7 +61,7 @@ export class AttestationsController {
     @Body() body: unknown,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<AttestationCreatedView> {
     if (!(ATTESTATION_TYPES as readonly string[]).includes(type)) {
       throw new ApiError(400, 'Input payload validation failed', {
         type: `unknown attestation type '${type}'; known: ${ATTESTATION_TYPES.join(', ')}`,

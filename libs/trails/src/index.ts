@@ -11,17 +11,21 @@ export { ChangeTrail } from './trail.commands';
 export { type RunningMove } from './trail.decider';
 export { TrailTimeMachine, TrailTimeMachineModule } from './trail-time-machine';
 export {
+  ATTESTATION_TYPES,
   trailStream,
   type ArtifactData,
+  type AttestationType,
   type RepoInfo,
   type RunningData,
   type TrailEvent,
 } from './trail.events';
 export {
+  COMPLIANCE_STATUSES,
   trailAsShown,
   trailCompliance,
   type AttestationView,
   type Compliance,
+  type ComplianceStatus,
   type TrailView,
 } from './trail.view';
 export { trailsFeature } from './trails.module';

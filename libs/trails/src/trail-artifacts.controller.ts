@@ -1,16 +1,23 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { AcceptsDataJson, ApiError, AtQuery, READ_STORE, Requires } from '#des/platform';
-import { docReads, type ReadStore } from '#des/read-store';
-import { withoutInternals } from '#des/projections';
+import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { definedOnly } from './attestation-types';
 import { ChangeTrail } from './trail.commands';
 import { TrailReads } from './trail-reads';
 import { trailNamed } from './trails.queries';
-import { ReportArtifactDto } from './trails.dto';
+import { ReportArtifactDto, ReportedArtifactView } from './trails.dto';
+import type { ArtifactView } from './trail.view';
 import { ARTIFACTS, artifactId } from './trails.projection';
 
 /** The artifacts trails built: reported, and read now or at an instant. */
@@ -29,13 +36,14 @@ export class TrailArtifactsController {
   @ApiOperation({ operationId: 'reportArtifact', summary: 'Report an artifact a trail built' })
   @Requires('member')
   @AcceptsDataJson()
+  @ApiCreatedResponse({ type: ReportedArtifactView, description: 'The artifact, as reported' })
   async reportArtifact(
     @Param('org') org: string,
     @Param('flow') flow: string,
     @Body() body: ReportArtifactDto,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<ReportedArtifactView> {
     await this.trailReads.flow(org, flow);
     const artifact = {
       fingerprint: body.fingerprint,
@@ -69,27 +77,53 @@ export class TrailArtifactsController {
   @Get('artifacts/:org/:flow/:fingerprint')
   @ApiOperation({ operationId: 'getArtifact', summary: 'Read an artifact' })
   @Requires('reader')
+  @ApiOkResponse({ type: ReportedArtifactView })
   async readArtifact(
     @Param('org') org: string,
     @Param('flow') flow: string,
     @Param('fingerprint') fingerprint: string,
     @Query() { at }: AtQuery,
-  ) {
+  ): Promise<ReportedArtifactView> {
     const reads = await this.trailReads.flowReadsAt(org, flow, at);
     await this.trailReads.flow(org, flow, reads);
     return this.artifact(org, flow, fingerprint, reads);
   }
 
-  private async artifact(org: string, flow: string, fingerprint: string, reads: ReadStore = this.reads) {
+  private async artifact(
+    org: string,
+    flow: string,
+    fingerprint: string,
+    reads: ReadStore = this.reads,
+  ): Promise<ReportedArtifactView> {
     const doc = await reads.collection(ARTIFACTS).findOne({ _id: artifactId(org, flow, fingerprint) });
     if (!doc) throw new ApiError(404, 'Artifact not found');
     const trail = await trailNamed(docReads(reads), org, flow, doc.trail as string);
     const inTrail = trail?.artifacts.find((a) => a.fingerprint === fingerprint);
-    return {
-      ...withoutInternals(doc),
-      attestations: inTrail?.attestations ?? {},
-      running: inTrail?.running ?? [],
-      exited: inTrail?.exited ?? [],
-    };
+    return reportedArtifactView(doc, inTrail);
   }
+}
+
+/** An artifact's document (what was reported, by which flow and trail) with what its trail holds of it. */
+function reportedArtifactView(doc: Doc, inTrail: ArtifactView | undefined): ReportedArtifactView {
+  return {
+    org: doc.org as string,
+    flow: doc.flow as string,
+    trail: doc.trail as string,
+    fingerprint: doc.fingerprint as string,
+    filename: doc.filename as string,
+    git_commit: doc.git_commit as ReportedArtifactView['git_commit'],
+    git_commit_info: doc.git_commit_info as ReportedArtifactView['git_commit_info'],
+    build_url: doc.build_url as ReportedArtifactView['build_url'],
+    commit_url: doc.commit_url as ReportedArtifactView['commit_url'],
+    repo_info: doc.repo_info as ReportedArtifactView['repo_info'],
+    template_reference_name: doc.template_reference_name as ReportedArtifactView['template_reference_name'],
+    repo_url: doc.repo_url as ReportedArtifactView['repo_url'],
+    external_urls: doc.external_urls as ReportedArtifactView['external_urls'],
+    annotations: doc.annotations as ReportedArtifactView['annotations'],
+    user_data: doc.user_data as ReportedArtifactView['user_data'],
+    reported_at: doc.reported_at as number,
+    attestations: inTrail?.attestations ?? {},
+    running: inTrail?.running ?? [],
+    exited: inTrail?.exited ?? [],
+  };
 }

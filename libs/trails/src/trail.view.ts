@@ -134,7 +134,8 @@ function evolveKnownTrail(view: TrailView, event: TrailEvent, at: number): Trail
   }
 }
 
-export type ComplianceStatus = 'COMPLIANT' | 'NON-COMPLIANT' | 'INCOMPLETE';
+export const COMPLIANCE_STATUSES = ['COMPLIANT', 'NON-COMPLIANT', 'INCOMPLETE'] as const;
+export type ComplianceStatus = (typeof COMPLIANCE_STATUSES)[number];
 
 export interface Compliance {
   status: ComplianceStatus;

@@ -1,17 +1,17 @@
 import { Body, Controller, Get, Param, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { tagsOf } from '#des/kernel';
-import {
-  AcceptsDataJson,
-  ApiCreatedOrUpdated,
-  AtQuery,
-  paged,
-  PageQuery,
-  ReadModelsAt,
-  Requires,
-} from '#des/platform';
+import { AcceptsDataJson, AtQuery, paged, PageQuery, ReadModelsAt, Requires } from '#des/platform';
 import { docReads } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
@@ -19,7 +19,14 @@ import { flowsNamed, flowsOf, flowsProjection, type FlowTemplate } from '#des/fl
 import { ChangeTrail } from './trail.commands';
 import { TrailReads } from './trail-reads';
 import { trailAsShown, trailCompliance, TrailView } from './trail.view';
-import { PutTrailDto, TrailsQuery } from './trails.dto';
+import {
+  OrganizationTrailsPage,
+  PutTrailDto,
+  TrailEventsPage,
+  TrailShownView,
+  TrailsQuery,
+  TrailSummaryView,
+} from './trails.dto';
 import { TRAILS, trailsProjection } from './trails.projection';
 import { TrailTimelineQuery } from './trail-timeline.query';
 import { timelinePage } from './trail-timeline';
@@ -39,7 +46,8 @@ export class TrailsController {
 
   @Put('trails/:org/:flow')
   @ApiOperation({ operationId: 'putTrail', summary: 'Create or update a trail' })
-  @ApiCreatedOrUpdated()
+  @ApiCreatedResponse({ type: TrailShownView, description: 'Created' })
+  @ApiOkResponse({ type: TrailShownView, description: 'It existed: updated, or left as it was' })
   @Requires('member')
   @AcceptsDataJson()
   async putTrail(
@@ -48,7 +56,7 @@ export class TrailsController {
     @Body() body: PutTrailDto,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<TrailShownView> {
     await this.trailReads.flow(org, flow);
     const trail = {
       flow,
@@ -75,9 +83,13 @@ export class TrailsController {
   })
   @Requires('reader')
   @ApiOkResponse({
+    type: OrganizationTrailsPage,
     description: '{data: [trail with compliance_state], pagination: {page, page_count, total}}',
   })
-  async listOrganizationTrails(@Param('org') org: string, @Query() query: TrailsQuery) {
+  async listOrganizationTrails(
+    @Param('org') org: string,
+    @Query() query: TrailsQuery,
+  ): Promise<OrganizationTrailsPage> {
     const reads = await this.history.readsFor(query.at, {
       org,
       projections: [flowsProjection, trailsProjection],
@@ -119,7 +131,12 @@ export class TrailsController {
   @Get('trails/:org/:flow')
   @ApiOperation({ operationId: 'listTrails', summary: "List a flow's trails" })
   @Requires('reader')
-  async listTrails(@Param('org') org: string, @Param('flow') flow: string, @Query() { at }: AtQuery) {
+  @ApiOkResponse({ type: [TrailSummaryView] })
+  async listTrails(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Query() { at }: AtQuery,
+  ): Promise<TrailSummaryView[]> {
     const reads = await this.trailReads.flowReadsAt(org, flow, at);
     const template = (await this.trailReads.flow(org, flow, reads)).template as FlowTemplate | null;
     const docs = await reads.collection(TRAILS).find({ org, flow }, { sort: { created_at: -1 } });
@@ -129,6 +146,7 @@ export class TrailsController {
   @Get('trails/:org/:flow/:trail')
   @ApiOperation({ operationId: 'getTrail', summary: 'Read a trail' })
   @Requires('reader')
+  @ApiOkResponse({ type: TrailShownView })
   @ApiQuery({
     name: 'at',
     required: false,
@@ -139,7 +157,7 @@ export class TrailsController {
     @Param('flow') flow: string,
     @Param('trail') trail: string,
     @Query() query: AtQuery,
-  ) {
+  ): Promise<TrailShownView> {
     const { view, template } = await this.trailReads.trailView(org, flow, trail, query.at);
     return trailAsShown(view, template);
   }
@@ -148,6 +166,7 @@ export class TrailsController {
   @ApiOperation({ operationId: 'listTrailEvents', summary: "List a trail's timeline, a page at a time" })
   @Requires('reader')
   @ApiOkResponse({
+    type: TrailEventsPage,
     description:
       "The trail's timeline, oldest first, a page at a time: {events: [{seq, type, timestamp, summary}], page, per_page, total_pages, total_count, _links}",
   })
@@ -157,7 +176,7 @@ export class TrailsController {
     @Param('trail') trail: string,
     @Query() query: PageQuery,
     @Req() req: AuthenticatedRequest,
-  ) {
+  ): Promise<TrailEventsPage> {
     const total = (await this.trailReads.trailView(org, flow, trail, query.at)).view.event_count;
     const page = query.page ?? 1;
     const perPage = query.per_page ?? 20;
@@ -180,7 +199,7 @@ export class TrailsController {
 }
 
 /** A trail as the trail lists show it: its fields and its compliance (whole, and its status as the Kosli CLI reads it). */
-function trailSummary(view: TrailView, template: FlowTemplate | null) {
+function trailSummary(view: TrailView, template: FlowTemplate | null): TrailSummaryView {
   const compliance = trailCompliance(view, template);
   return {
     name: view.name,

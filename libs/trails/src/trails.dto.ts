@@ -1,6 +1,24 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { PageQuery } from '#des/platform';
+import type { TimelineEntry } from './trail-timeline';
+import {
+  ATTESTATION_TYPES,
+  type AttachmentRef,
+  type AttestationType,
+  type GitCommitInfo,
+  type RepoInfo,
+  type TrailEvent,
+} from './trail.events';
+import {
+  type ArtifactView,
+  type AttestationView,
+  type Compliance,
+  COMPLIANCE_STATUSES,
+  type ComplianceStatus,
+  type RunningPlace,
+  type trailAsShown,
+} from './trail.view';
 import {
   IsArray,
   IsNumber,
@@ -140,4 +158,208 @@ export class TrailsQuery extends PageQuery {
   @IsString()
   @Matches(/^[^=]+=.*$/, { message: 'flow_tag is key=value' })
   flow_tag?: string;
+}
+
+// The answers: classes the controllers' return types are checked against (`implements` the views they are built from).
+
+/** A free-form object, kept as sent. */
+const SENT_OBJECT = { type: 'object', additionalProperties: true } as const;
+
+export class AttachmentRefView implements AttachmentRef {
+  @ApiProperty() filename!: string;
+  @ApiProperty({ description: 'SHA-256 of its content, hex' }) sha256!: string;
+  @ApiProperty({ description: 'Bytes' }) size!: number;
+}
+
+/** An attestation's fields, as recorded (without when). */
+export class AttestationFields implements Omit<AttestationView, 'reported_at'> {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: ATTESTATION_TYPES }) type!: AttestationType;
+  @ApiProperty() compliant!: boolean;
+  @ApiPropertyOptional({ description: 'The artifact attested (sha256); absent for a trail attestation' })
+  artifact_fingerprint?: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ type: String, nullable: true }) origin_url!: string | null;
+  @ApiProperty(SENT_OBJECT) user_data!: Record<string, unknown>;
+  @ApiProperty({
+    ...SENT_OBJECT,
+    description:
+      "The type's own evidence (junit results, snyk results, pull requests, jira issues; a custom type's data with its schema errors and rule results)",
+  })
+  evidence!: Record<string, unknown>;
+  @ApiPropertyOptional({
+    ...SENT_OBJECT,
+    description: 'As sent (commonly sha1, message, author, branch, timestamp, url)',
+  })
+  git_commit_info?: GitCommitInfo;
+  @ApiPropertyOptional({ ...SENT_OBJECT, description: 'As sent (commonly name, url, provider)' })
+  repo_info?: RepoInfo;
+  @ApiPropertyOptional({ ...SENT_OBJECT, description: 'name → {url, fingerprint}' })
+  external_urls?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  annotations?: Record<string, string>;
+  @ApiPropertyOptional({ type: [AttachmentRefView], description: 'Files sent with it, kept by content' })
+  attachments?: AttachmentRefView[];
+}
+
+/** An attestation on a trail or an artifact, as the trail shows it. */
+export class AttestationViewDto extends AttestationFields implements AttestationView {
+  @ApiProperty({ description: 'When it was recorded; UNIX seconds' }) reported_at!: number;
+}
+
+/** `POST /attestations/…`: the attestation recorded, with its flow and trail. */
+export class AttestationCreatedView extends AttestationFields {
+  @ApiProperty() flow!: string;
+  @ApiProperty() trail!: string;
+}
+
+export class RunningPlaceView implements RunningPlace {
+  @ApiProperty() environment!: string;
+  @ApiProperty() snapshot_index!: number;
+  @ApiProperty({ description: 'Running there since; UNIX seconds' }) since!: number;
+}
+
+export class ExitedPlaceView extends RunningPlaceView {
+  @ApiProperty({ description: 'Stopped running there; UNIX seconds' }) until!: number;
+}
+
+/** An artifact a trail built, as the trail shows it: what was reported, its attestations, where it runs and ran. */
+@ApiExtraModels(AttestationViewDto)
+export class TrailArtifactView implements ArtifactView {
+  @ApiProperty({ description: 'sha256, hex' }) fingerprint!: string;
+  @ApiProperty() filename!: string;
+  @ApiProperty({ type: String, nullable: true }) git_commit!: string | null;
+  @ApiProperty({ type: GitCommitInfoDto, nullable: true }) git_commit_info!: GitCommitInfoDto | null;
+  @ApiProperty({ type: String, nullable: true }) build_url!: string | null;
+  @ApiProperty({ type: String, nullable: true }) commit_url!: string | null;
+  @ApiProperty({ type: RepoInfoDto, nullable: true }) repo_info!: RepoInfoDto | null;
+  @ApiProperty({ type: String, nullable: true }) template_reference_name!: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'Absent on artifacts reported before it was kept',
+  })
+  repo_url?: string | null;
+  @ApiPropertyOptional({ ...SENT_OBJECT, description: 'name → {url, fingerprint}' })
+  external_urls?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  annotations?: Record<string, string>;
+  @ApiPropertyOptional(SENT_OBJECT) user_data?: Record<string, unknown>;
+  @ApiProperty({ description: 'When it was (last) reported; UNIX seconds' }) reported_at!: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(AttestationViewDto) },
+    description: 'Its attestations by name: the latest of a name',
+  })
+  attestations!: Record<string, AttestationViewDto>;
+  @ApiProperty({ type: [RunningPlaceView], description: 'Where it runs now' }) running!: RunningPlaceView[];
+  @ApiProperty({ type: [ExitedPlaceView], description: 'Where it ran' }) exited!: ExitedPlaceView[];
+}
+
+/** `GET /artifacts/{org}/{flow}/{fingerprint}`: the artifact with the flow and trail that reported it. */
+export class ReportedArtifactView extends TrailArtifactView {
+  @ApiProperty() org!: string;
+  @ApiProperty() flow!: string;
+  @ApiProperty() trail!: string;
+}
+
+export class ComplianceView implements Compliance {
+  @ApiProperty({ enum: COMPLIANCE_STATUSES }) status!: ComplianceStatus;
+  @ApiProperty({
+    type: [String],
+    description: 'Required attestations not made yet (`artifact/<reference>/<name>` for artifacts)',
+  })
+  missing!: string[];
+  @ApiProperty({ type: [String], description: 'Attestations made and non-compliant' }) failing!: string[];
+}
+
+/** A trail as `GET /trails/{org}/{flow}/{trail}` shows it: its view, with its compliance against the flow's template. */
+@ApiExtraModels(AttestationViewDto)
+export class TrailShownView implements ReturnType<typeof trailAsShown> {
+  @ApiProperty() org!: string;
+  @ApiProperty() flow!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ type: GitCommitInfoDto, nullable: true }) git_commit_info!: GitCommitInfoDto | null;
+  @ApiProperty({ type: RepoInfoDto, nullable: true }) repo_info!: RepoInfoDto | null;
+  @ApiProperty({ type: String, nullable: true }) origin_url!: string | null;
+  @ApiProperty(SENT_OBJECT) user_data!: Record<string, unknown>;
+  @ApiPropertyOptional({ ...SENT_OBJECT, description: 'name → {url, fingerprint}' })
+  external_urls?: Record<string, unknown>;
+  @ApiProperty({ description: 'UNIX seconds' }) created_at!: number;
+  @ApiProperty({ description: 'UNIX seconds' }) last_modified_at!: number;
+  @ApiProperty({ type: [TrailArtifactView] }) artifacts!: TrailArtifactView[];
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(AttestationViewDto) },
+    description: 'Trail-level attestations by name: the latest of a name',
+  })
+  attestations!: Record<string, AttestationViewDto>;
+  @ApiProperty({ description: "Entries on the trail's timeline (`GET …/events`)" }) event_count!: number;
+  @ApiProperty({ type: ComplianceView }) compliance_status!: ComplianceView;
+  @ApiProperty({ enum: COMPLIANCE_STATUSES, description: 'The status alone, as the Kosli CLI reads it' })
+  compliance_state!: ComplianceStatus;
+}
+
+/** A trail as the trail lists show it: its fields and its compliance. */
+export class TrailSummaryView {
+  @ApiProperty() name!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ type: GitCommitInfoDto, nullable: true }) git_commit_info!: GitCommitInfoDto | null;
+  @ApiProperty({ description: 'UNIX seconds' }) created_at!: number;
+  @ApiProperty({ description: 'UNIX seconds' }) last_modified_at!: number;
+  @ApiProperty({ type: ComplianceView }) compliance_status!: ComplianceView;
+  @ApiProperty({ enum: COMPLIANCE_STATUSES, description: 'The status alone, as the Kosli CLI reads it' })
+  compliance_state!: ComplianceStatus;
+}
+
+export class OrganizationTrailView extends TrailSummaryView {
+  @ApiProperty() flow!: string;
+}
+
+export class TrailsPagination {
+  @ApiProperty() page!: number;
+  @ApiProperty() page_count!: number;
+  @ApiProperty() total!: number;
+  @ApiProperty() per_page!: number;
+}
+
+/** `GET /trails/{org}`: a page of the organization's trails, newest first. */
+export class OrganizationTrailsPage {
+  @ApiProperty({ type: [OrganizationTrailView] }) data!: OrganizationTrailView[];
+  @ApiProperty({ type: TrailsPagination }) pagination!: TrailsPagination;
+}
+
+/** Every type of event a trail's stream holds: one timeline entry each. */
+const TRAIL_EVENT_TYPES = Object.keys({
+  trail_reported: true,
+  trail_updated: true,
+  artifact_reported: true,
+  attestation_reported: true,
+  artifact_started_running: true,
+  artifact_stopped_running: true,
+} satisfies Record<TrailEvent['type'], true>);
+
+export class TimelineEntryView implements TimelineEntry {
+  @ApiProperty({ description: "The entry's revision of the trail's stream" }) seq!: number;
+  @ApiProperty({ enum: TRAIL_EVENT_TYPES }) type!: TrailEvent['type'];
+  @ApiProperty({ description: 'When it was recorded; UNIX seconds' }) timestamp!: number;
+  @ApiProperty() summary!: string;
+}
+
+export class TimelineLinks {
+  @ApiProperty() self!: string;
+  @ApiProperty({ type: String, nullable: true }) next!: string | null;
+  @ApiProperty({ type: String, nullable: true }) prev!: string | null;
+}
+
+/** `GET /trails/{org}/{flow}/{trail}/events`: a page of the trail's timeline, oldest first. */
+export class TrailEventsPage {
+  @ApiProperty({ type: [TimelineEntryView] }) events!: TimelineEntryView[];
+  @ApiProperty() page!: number;
+  @ApiProperty() per_page!: number;
+  @ApiProperty() total_pages!: number;
+  @ApiProperty() total_count!: number;
+  @ApiProperty({ type: TimelineLinks }) _links!: TimelineLinks;
 }
