@@ -9,6 +9,7 @@ import { startApp, TestApp } from './support/app';
 
 interface Operation {
   operationId?: string;
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
   summary?: string;
   description?: string;
   tags?: string[];
@@ -48,6 +49,16 @@ describe('the OpenAPI document as a client developer reads it', () => {
       [],
       'operation ids are unique',
     );
+  });
+
+  it('types the answer of every success status (204 aside) with a schema', () => {
+    const untyped = operations().flatMap(({ path, method, operation }) =>
+      Object.entries(operation.responses ?? {})
+        .filter(([status]) => status.startsWith('2') && status !== '204')
+        .filter(([, response]) => !Object.values(response.content ?? {}).some((c) => c.schema))
+        .map(([status]) => `${method.toUpperCase()} ${path} ${status}`),
+    );
+    assert.deepEqual(untyped, []);
   });
 
   it('says who may call each operation, tags each with a declared tag, and names its server', () => {
