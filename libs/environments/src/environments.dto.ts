@@ -234,8 +234,8 @@ export class SnapshotArtifactDto implements SnapshotArtifactView {
   policy_decision!: PolicyDecisionView | null;
 }
 
-/** A snapshot, in the compliance model's terms (docs/auditors.md). */
-export class SnapshotDto implements SnapshotView {
+/** A snapshot's own fields, in the compliance model's terms (docs/auditors.md): every view of a snapshot shows them. */
+export class SnapshotFieldsDto implements Omit<SnapshotView, 'artifacts'> {
   @ApiProperty() environment!: string;
   @ApiProperty() index!: number;
   @ApiProperty({ description: 'When it was recorded; UNIX seconds' }) timestamp!: number;
@@ -244,6 +244,10 @@ export class SnapshotDto implements SnapshotView {
   @ApiProperty() compliant_when_made!: boolean;
   @ApiProperty({ type: 'number', nullable: true, description: 'Last re-assessment; UNIX seconds' })
   reassessed_at!: number | null;
+}
+
+/** A snapshot with its artifacts. */
+export class SnapshotDto extends SnapshotFieldsDto implements SnapshotView {
   @ApiProperty({ type: [SnapshotArtifactDto] }) artifacts!: SnapshotArtifactDto[];
 }
 

@@ -23,6 +23,7 @@ export {
   type AuditRow,
   type EnvironmentKind,
 } from './environments.queries';
+export { SnapshotFieldsDto } from './environments.dto';
 export { K8S_REPORT_ROUTE, refuseUnrecordableReport, scanK8sReport } from './k8s-report-body';
 export {
   SNAPSHOT_INTERVAL,

@@ -1,5 +1,5 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import type { SnapshotView } from '#des/environments';
+import { SnapshotFieldsDto } from '#des/environments';
 import {
   ATTESTATION_TYPES,
   type AttestationType,
@@ -181,16 +181,8 @@ export class KosliSnapshotArtifact {
 }
 
 /** `GET /snapshots/{org}/{env}/{ref}`: the spec's snapshot fields, with the artifacts as the CLI decodes them. */
-export class KosliSnapshot implements Omit<SnapshotView, 'artifacts'> {
+export class KosliSnapshot extends SnapshotFieldsDto {
   @ApiProperty() org!: string;
-  @ApiProperty() environment!: string;
-  @ApiProperty() index!: number;
-  @ApiProperty({ description: 'When it was recorded; UNIX seconds' }) timestamp!: number;
-  @ApiProperty() pods!: number;
-  @ApiProperty({ description: 'Every artifact compliant, at the read’s instant' }) compliant!: boolean;
-  @ApiProperty() compliant_when_made!: boolean;
-  @ApiProperty({ type: 'number', nullable: true, description: 'Last re-assessment; UNIX seconds' })
-  reassessed_at!: number | null;
   @ApiProperty({ description: "The environment's type" }) type!: string;
   @ApiProperty({ description: 'Always empty' }) user_id!: string;
   @ApiProperty({ description: 'Always empty' }) user_name!: string;
