@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type EventStore, TimeSlice } from '#des/event-store';
 import { auditRowsBetween, environmentKinds, snapshotsNumbered } from '#des/environments';
-import { ApiError, EVENT_STORE, pinnedNow, READ_STORE } from '#des/platform';
+import { ApiError, EVENT_STORE, periodOf, pinnedNow, READ_STORE } from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { artifactEvidence, TrailTimeMachine } from '#des/trails';
 import {
@@ -13,8 +13,6 @@ import {
   type StartedChange,
   withEvidence,
 } from './change-population';
-
-const DAY = 86_400;
 
 async function* withTurns<T>(items: AsyncIterable<T>, slice: TimeSlice): AsyncIterable<T> {
   for await (const item of items) {
@@ -65,11 +63,7 @@ export class ChangePopulation {
     query: { at?: number; from?: number; to?: number; environments?: string },
   ): Promise<PopulationScope> {
     const at = query.at ?? (await pinnedNow(this.events));
-    const to = query.to ?? at;
-    const from = query.from ?? to - 30 * DAY;
-    if (from > to) {
-      throw new ApiError(400, 'Input payload validation failed', { from: 'from must not be after to' });
-    }
+    const { from, to } = periodOf(query.from, query.to ?? at);
     return { at, from, to, environments: await this.environments(org, query.environments) };
   }
 

@@ -73,7 +73,6 @@ export class SampleQuery extends PopulationQuery {
   seed!: string;
 }
 
-
 export class EvidenceItemView implements EvidenceItem {
   @ApiProperty({ description: 'The attestation type (`custom:<name>` for a custom one)' }) type!: string;
   @ApiProperty() compliant!: boolean;

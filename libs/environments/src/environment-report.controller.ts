@@ -18,6 +18,7 @@ import {
   EVENT_STORE,
   IsInstant,
   PDF_RENDERER,
+  periodOf,
   pinnedNow,
   ReadModelsAt,
   Requires,
@@ -35,7 +36,6 @@ import {
 } from './environments.projection';
 import type { AuditRow } from './environments.queries';
 
-const DAY = 86_400;
 /** The report prints at most this many changes and snapshots (the latest); the rest are a call away. */
 const REPORT_ROWS = 2_000;
 const INSTANT = { oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }] };
@@ -84,11 +84,7 @@ export class EnvironmentReportController {
     // One exact instant, to the microsecond: the one asked for, or now; everything is read as it was then.
     const generatedAt = Date.now() / 1000;
     const instant = query.at ?? (await pinnedNow(this.events));
-    const to = Math.min(query.to ?? instant, instant);
-    const from = query.from ?? to - 30 * DAY;
-    if (from > to) {
-      throw new ApiError(400, 'Input payload validation failed', { from: 'from must not be after to' });
-    }
+    const { from, to } = periodOf(query.from, Math.min(query.to ?? instant, instant));
     const reads = await this.readModelsAt.readsFor(instant, {
       org,
       projections: [environmentsProjection],

@@ -8,6 +8,7 @@ import {
   type SafeHtml,
   statusMark,
   tableHead,
+  when,
 } from '#des/reports';
 import type { SnapshotArtifactView, SnapshotView } from './compliance-model';
 import type { AuditRow } from './environments.queries';
@@ -30,12 +31,6 @@ export interface EnvironmentReport {
   snapshots: { index: number; timestamp: number; compliant: boolean; artifacts: number }[];
   ledger: { position: number; hash: string } | undefined;
 }
-
-const when = (seconds: number) =>
-  new Date(seconds * 1000)
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.\d+Z$/, ' UTC');
 
 /** Why an artifact is (not) compliant, in the compliance model's terms. */
 function reasons(a: SnapshotArtifactView): string[] {

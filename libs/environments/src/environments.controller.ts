@@ -19,6 +19,7 @@ import {
   ApiFileResponse,
   AtQuery,
   jsonString,
+  periodOf,
   paged,
   READ_STORE,
   ReadModelsAt,
@@ -53,7 +54,6 @@ import {
 } from './environments.projection';
 import { K8S_REPORT_SCHEMA, parseK8sReport, runningArtifacts } from './k8s-report';
 
-const DAY = 86_400;
 
 @ApiTags('environments')
 @ApiBearerAuth('bearer')
@@ -251,10 +251,7 @@ export class EnvironmentsController {
     const reads = await this.readsAt(org, env, query.at);
     await this.environment(org, env, reads);
     // "Now" is the instant asked for, when one is.
-    const to = query.to ?? query.at ?? Date.now() / 1000;
-    const from = query.from ?? to - 30 * DAY;
-    if (from > to)
-      throw new ApiError(400, 'Input payload validation failed', { from: 'from must not be after to' });
+    const { from, to } = periodOf(query.from, query.to ?? query.at ?? Date.now() / 1000);
     const page = query.page ?? 1;
     const perPage = query.per_page ?? 20;
     const filter = { org, env_name: env, deployed_at: { $gte: from, $lte: to } };

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { applyDecorators } from '@nestjs/common';
+import { ApiError, VALIDATION_FAILED } from './api-error';
 import { Transform } from 'class-transformer';
 import { INSTANT_FORMS, parseInstant } from '#des/kernel';
 import {
@@ -50,4 +51,20 @@ export class AtQuery {
   @IsInstant('at')
   @IsNotInFuture()
   at?: number;
+}
+
+/** A period's default length: the 30 days before its end. */
+const DEFAULT_PERIOD_SECONDS = 30 * 86_400;
+
+/**
+ * A period from its query bounds (UNIX seconds) and the end it takes when
+ * none is given: `from` defaults to 30 days before `to`; `from` after `to` is
+ * a 400 naming `from`.
+ */
+export function periodOf(from: number | undefined, to: number): { from: number; to: number } {
+  const start = from ?? to - DEFAULT_PERIOD_SECONDS;
+  if (start > to) {
+    throw new ApiError(400, VALIDATION_FAILED, { from: 'from must not be after to' });
+  }
+  return { from: start, to };
 }

@@ -9,4 +9,5 @@ export {
   reportPage,
   statusMark,
   tableHead,
+  when,
 } from './report-style';

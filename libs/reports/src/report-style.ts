@@ -122,6 +122,15 @@ export function metaTable(rows: [label: string, value: unknown][]): SafeHtml {
   </table>`;
 }
 
+/** An instant in a report's tables, to the second (`2026-11-24 10:39:16 UTC`); `—` for none. */
+export const when = (seconds: number | null | undefined) =>
+  seconds === null || seconds === undefined
+    ? '—'
+    : new Date(seconds * 1000)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC');
+
 /** The instant a report shows, exactly: ISO to the microsecond and UNIX seconds. */
 export const exactInstant = (instant: number) => `${isoMicros(instant)} (UNIX ${unixMicros(instant)})`;
 

@@ -8,6 +8,7 @@ import {
   SafeHtml,
   statusMark,
   tableHead,
+  when,
 } from '#des/reports';
 import { evidenceSummary } from './evidence-summary';
 import type { Compliance, TrailView, AttestationView } from './trail.view';
@@ -19,14 +20,6 @@ export interface ReportTimeline {
   total: number;
   rest: string;
 }
-
-const when = (seconds: number | null | undefined) =>
-  seconds === null || seconds === undefined
-    ? '—'
-    : new Date(seconds * 1000)
-        .toISOString()
-        .replace('T', ' ')
-        .replace(/\.\d+Z$/, ' UTC');
 
 /** An attestation's row, and under it (as wide as the table, so hashes stay on one line) its evidence. */
 function attestationRows(attestations: Record<string, AttestationView>, scope: string): SafeHtml[] {
