@@ -16,7 +16,6 @@ import {
   ApiAcceptedResponse,
   ApiBasicAuth,
   ApiBearerAuth,
-  ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
@@ -24,17 +23,18 @@ import {
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import {
+  ApiCreatedOrUpdated,
   ApiError,
   AtQuery,
   CONFIG,
-  type Config,
   paged,
   PageQuery,
   READ_STORE,
   ReadModelsAt,
   Requires,
-  VALIDATION_FAILED,
   ServiceKey,
+  type Config,
+  VALIDATION_FAILED,
 } from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
@@ -121,8 +121,7 @@ export class ActionsController {
   /** Creates (201, with its signing secret, shown this once) or updates (200) the action named `name`. */
   @Put(':org/environments')
   @ApiOperation({ operationId: 'putAction', summary: 'Create or update an environment action' })
-  @ApiCreatedResponse({ type: CreatedActionView, description: 'Created' })
-  @ApiOkResponse({ type: ActionView, description: 'It existed: updated, or left as it was' })
+  @ApiCreatedOrUpdated(ActionView, CreatedActionView)
   @Requires('admin')
   async put(
     @Param('org') org: string,

@@ -15,6 +15,7 @@ import type { Request, Response } from 'express';
 import { once } from 'node:events';
 import { CommandBus } from '@nestjs/cqrs';
 import {
+  ApiCreatedOrUpdated,
   ApiError,
   ApiFileResponse,
   AtQuery,
@@ -73,9 +74,8 @@ export class EnvironmentsController {
 
   @Put(':org')
   @ApiOperation({ operationId: 'putEnvironment', summary: 'Create or update an environment' })
-  @ApiCreatedResponse({ type: EnvironmentView, description: 'Created' })
+  @ApiCreatedOrUpdated(EnvironmentView)
   @Requires('snapshotter')
-  @ApiOkResponse({ type: EnvironmentView, description: '201 when created, 200 when updated' })
   async put(
     @Param('org') org: string,
     @Body() body: PutEnvironmentDto,

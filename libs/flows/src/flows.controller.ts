@@ -2,7 +2,6 @@ import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nes
 import {
   ApiBasicAuth,
   ApiBearerAuth,
-  ApiCreatedResponse,
   ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
@@ -13,15 +12,16 @@ import { CommandBus } from '@nestjs/cqrs';
 import { tagsOf } from '#des/kernel';
 import {
   AcceptsDataJson,
+  ApiCreatedOrUpdated,
   ApiError,
   AtQuery,
+  parseBoundedYaml,
   READ_STORE,
   ReadModelsAt,
-  Requires,
   readUploadedPart,
+  Requires,
   type UploadedPart,
   VALIDATION_FAILED,
-  parseBoundedYaml,
   YamlRefusal,
 } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
@@ -56,8 +56,7 @@ export class FlowsController {
 
   @Put(':org')
   @ApiOperation({ operationId: 'putFlow', summary: 'Create or update a flow' })
-  @ApiCreatedResponse({ type: FlowView, description: 'Created' })
-  @ApiOkResponse({ type: FlowView, description: 'It existed: updated, or left as it was' })
+  @ApiCreatedOrUpdated(FlowView)
   @Requires('member')
   async put(
     @Param('org') org: string,
@@ -74,8 +73,7 @@ export class FlowsController {
     operationId: 'putFlowWithTemplateFile',
     summary: 'Create or update a flow from a template file',
   })
-  @ApiCreatedResponse({ type: FlowView, description: 'Created' })
-  @ApiOkResponse({ type: FlowView, description: 'It existed: updated, or left as it was' })
+  @ApiCreatedOrUpdated(FlowView)
   @Requires('member')
   @AcceptsDataJson(withTemplateFile)
   async putWithTemplateFile(

@@ -4,7 +4,6 @@ import {
   ApiBearerAuth,
   ApiBody,
   ApiConsumes,
-  ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
@@ -12,6 +11,7 @@ import {
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import {
+  ApiCreatedOrUpdated,
   ApiError,
   AtQuery,
   READ_STORE,
@@ -70,8 +70,7 @@ export class PoliciesController {
 
   @Put(':org')
   @ApiOperation({ operationId: 'putPolicy', summary: 'Create or update a policy' })
-  @ApiCreatedResponse({ type: PolicyView, description: 'Created' })
-  @ApiOkResponse({ type: PolicyView, description: 'It existed: updated, or left as it was' })
+  @ApiCreatedOrUpdated(PolicyView)
   @Requires('admin')
   @UseGuards(PolicyUploadGuard)
   @ApiConsumes('multipart/form-data')

@@ -1,17 +1,17 @@
 import { Body, Controller, Get, Param, Put, Query, Req, Res } from '@nestjs/common';
-import {
-  ApiBasicAuth,
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiQuery,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { tagsOf } from '#des/kernel';
-import { AcceptsDataJson, AtQuery, paged, PageQuery, ReadModelsAt, Requires } from '#des/platform';
+import {
+  AcceptsDataJson,
+  ApiCreatedOrUpdated,
+  AtQuery,
+  paged,
+  PageQuery,
+  ReadModelsAt,
+  Requires,
+} from '#des/platform';
 import { docReads } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
@@ -46,8 +46,7 @@ export class TrailsController {
 
   @Put('trails/:org/:flow')
   @ApiOperation({ operationId: 'putTrail', summary: 'Create or update a trail' })
-  @ApiCreatedResponse({ type: TrailShownView, description: 'Created' })
-  @ApiOkResponse({ type: TrailShownView, description: 'It existed: updated, or left as it was' })
+  @ApiCreatedOrUpdated(TrailShownView)
   @Requires('member')
   @AcceptsDataJson()
   async putTrail(
