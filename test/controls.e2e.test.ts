@@ -67,6 +67,11 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       );
     });
 
+    it('names a control by its identifier when no name is given', async () => {
+      const unnamed = await t.http.post('/api/v2/controls/acme').send({ identifier: 'CM-0' });
+      assert.deepEqual([unnamed.status, unnamed.body.name], [201, 'CM-0']);
+    });
+
     it('answers 404 Control not found for an unknown control', async () => {
       for (const res of [
         await t.http.put('/api/v2/controls/acme/NOPE').send({ name: 'x' }),

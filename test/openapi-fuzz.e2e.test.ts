@@ -18,9 +18,12 @@ const DEFAULT_ACCEPTED = ['2xx', '3xx', '401', '403', '404', '409', '429', '5xx'
  */
 const SEMANTIC_400 = {
   'POST /api/v2/service-accounts/{org}': 'a name taken already (400, not 409: the Kosli CLI retries a 409)',
+  'POST /api/v2/service-accounts/{org}/{name}/api-keys':
+    '`expires_at` earlier than now (the clock, not a schema, as for `at`)',
   'POST /api/v2/controls/{org}': 'an identifier taken already (400 for the same reason)',
   'POST /api/v2/custom-attestation-types/{org}': 'a name taken already; jq rules that do not compile',
-  'POST /api/v2/attestations/{org}/{flow}/trail/{trail}/{type}': "the evidence the path's {type} asks for",
+  'POST /api/v2/attestations/{org}/{flow}/trail/{trail}/custom':
+    'a custom type archived takes no new attestation',
   'POST /api/v2/evaluations/{org}': 'Rego that does not compile',
   'PUT /api/v2/environments/{org}':
     'members only for a logical environment; no type change once it has snapshots',

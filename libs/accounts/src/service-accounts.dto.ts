@@ -37,7 +37,10 @@ export class CreateApiKeyDto {
   @MaxLength(1000)
   description?: string;
 
-  @ApiPropertyOptional({ description: 'UNIX seconds; absent or 0: never expires', default: 0 })
+  @ApiPropertyOptional({
+    description: 'UNIX seconds, later than now; absent or 0: never expires',
+    default: 0,
+  })
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)

@@ -3,6 +3,7 @@ import {
   ApiBasicAuth,
   ApiBearerAuth,
   ApiCreatedResponse,
+  ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
@@ -25,6 +26,7 @@ import type { Doc, ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangeAttestationType } from './attestation-type.commands';
 import {
+  AttestationTypeFormDto,
   AttestationTypeVersionView,
   AttestationTypeView,
   CreateAttestationTypeDto,
@@ -52,6 +54,7 @@ const typeView = (doc: Doc): AttestationTypeView => ({
 });
 
 @ApiTags('custom attestation types')
+@ApiExtraModels(AttestationTypeFormDto)
 @ApiBearerAuth('bearer')
 @ApiBasicAuth('basic')
 @Controller('custom-attestation-types')
@@ -66,7 +69,10 @@ export class AttestationTypesController {
   @Post(':org')
   @ApiOperation({ operationId: 'createCustomAttestationType', summary: 'Create a custom attestation type' })
   @Requires('member')
-  @AcceptsDataJson(fromKosliForm)
+  @AcceptsDataJson(fromKosliForm, {
+    dataJson: AttestationTypeFormDto,
+    files: { type_schema: { description: 'The JSON Schema the data must match, as a JSON file' } },
+  })
   @ApiCreatedResponse({ type: AttestationTypeView })
   async create(
     @Param('org') org: string,

@@ -42,6 +42,17 @@ export class AttestationTypeEvaluatorView {
   rules!: string[];
 }
 
+/**
+ * The Kosli CLI's form of a new type, multipart: this in `data_json`, the
+ * schema as a file in `type_schema`. Only documented: it becomes a
+ * CreateAttestationTypeDto, validated as that.
+ */
+export class AttestationTypeFormDto {
+  @ApiProperty({ pattern: NAME.source, maxLength: 128 }) name!: string;
+  @ApiPropertyOptional({ maxLength: 5000 }) description?: string;
+  @ApiPropertyOptional({ type: AttestationTypeEvaluatorView }) evaluator?: AttestationTypeEvaluatorView;
+}
+
 /** A version of a custom type, as the Kosli CLI reads it (types are not versioned yet: one version). */
 export class AttestationTypeVersionView {
   @ApiProperty() version!: number;

@@ -21,7 +21,8 @@ import { CONTROLS, controlId, controlsProjection } from './controls.projection';
 /** A control as endpoint 2 answers it: every field of the spec's Control table. */
 const controlView = (doc: Doc, policiesReferencing: string[]): ControlView => ({
   identifier: doc.identifier as string,
-  name: doc.name as string,
+  // Controls created before a name defaulted to the identifier have none recorded.
+  name: (doc.name as string | undefined) ?? (doc.identifier as string),
   version: doc.version as number,
   created_by: doc.created_by as string,
   description: doc.description as string,
@@ -75,7 +76,7 @@ export class ControlsController {
         {
           kind: 'create_control',
           identifier: body.identifier,
-          name: body.name,
+          name: body.name ?? body.identifier,
           description: body.description ?? '',
           links: body.links ?? {},
           createdBy: req.principal.account,

@@ -12,7 +12,7 @@ const LINKS = {
 
 /** `PUT /controls/{org}/{identifier}`: fields left out keep their value. */
 export class UpdateControlDto {
-  @ApiPropertyOptional({ maxLength: 256 })
+  @ApiPropertyOptional({ maxLength: 256, description: 'Defaults to the identifier on creation' })
   @IsOptional()
   @IsString()
   @MaxLength(256)

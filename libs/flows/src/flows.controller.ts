@@ -75,7 +75,14 @@ export class FlowsController {
   })
   @ApiCreatedOrUpdated(FlowView)
   @Requires('member')
-  @AcceptsDataJson(withTemplateFile)
+  @AcceptsDataJson(withTemplateFile, {
+    files: {
+      template_file: {
+        description: "The template as YAML: the Kosli CLI's (`version: 1`) or this service's shape",
+        required: true,
+      },
+    },
+  })
   async putWithTemplateFile(
     @Param('org') org: string,
     @Body() body: PutFlowDto,

@@ -16,6 +16,7 @@ import { ApiError, VALIDATION_FAILED } from './api-error';
 import { AttachmentStore } from './attachment-store';
 import { RequestUploads, setRequestUploads, StreamedToDisk } from './streamed-upload';
 import { UploadAdmission } from './upload-admission';
+import { MULTIPART_FORM, type MultipartForm } from './api-request-forms';
 
 /** The spec's answer to an upload over its limit. */
 export const FILE_TOO_LARGE = 'File size exceeds 10MB limit';
@@ -65,10 +66,15 @@ const DATA_JSON_MAPPER = Symbol('DATA_JSON_MAPPER');
 
 /**
  * The route takes JSON, or multipart with `data_json` (see DataJsonGuard);
- * `mapper`, when given, turns the multipart form into the JSON body.
+ * `mapper`, when given, turns the multipart form into the JSON body, and
+ * `form` says how that form reads in the OpenAPI document.
  */
-export const AcceptsDataJson = (mapper?: DataJsonMapper) =>
-  applyDecorators(SetMetadata(DATA_JSON_MAPPER, mapper), UseGuards(DataJsonGuard));
+export const AcceptsDataJson = (mapper?: DataJsonMapper, form: MultipartForm = {}) =>
+  applyDecorators(
+    SetMetadata(DATA_JSON_MAPPER, mapper),
+    SetMetadata(MULTIPART_FORM, form),
+    UseGuards(DataJsonGuard),
+  );
 
 const upload = multer({
   storage: new StreamedToDisk(),

@@ -52,3 +52,11 @@ export { CONFIG, EVENT_STORE, JOBS, PDF_RENDERER, PROJECTION_PROGRESS, READ_STOR
 export { UploadAdmission } from './upload-admission';
 export { NAME_PATTERN, NAME_PATTERN_MESSAGE, validationPipe } from './validation';
 export { ApiFileResponse } from './api-responses';
+export {
+  ApiPathVariants,
+  MULTIPART_FORM,
+  PATH_VARIANTS,
+  type JsonSchema,
+  type MultipartForm,
+  type PathVariants,
+} from './api-request-forms';

@@ -22,11 +22,13 @@ import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import {
   allowedMethods,
   withErrorResponses,
+  withMultipartForms,
   withOas31Nullability,
+  withPathVariants,
   withPrivileges,
   withValidatorRules,
 } from './openapi-exact';
-import { operationFacts } from './query-classes';
+import { operationFacts, type OperationFacts } from './query-classes';
 
 export const API_PREFIX = 'api/v2';
 export const BODY_LIMIT = '10mb';
@@ -212,18 +214,16 @@ function openApiDocument(app: NestExpressApplication): () => OpenAPIObject {
       classTransformerMetadataStorage: defaultMetadataStorage,
     });
     const facts = operationFacts(app);
-    document = withOas31Nullability(
-      withPrivileges(
-        withErrorResponses(
-          withValidatorRules(
-            SwaggerModule.createDocument(app, config),
-            validators as never,
-            (id) => facts.get(id)?.queryClass,
-          ),
-        ),
-        (id) => facts.get(id)?.privilege,
-      ),
-    );
+    const fact =
+      <K extends keyof OperationFacts>(key: K) =>
+      (id: string) =>
+        facts.get(id)?.[key];
+    let built = SwaggerModule.createDocument(app, config);
+    built = withValidatorRules(built, validators as never, fact('queryClass'));
+    built = withPrivileges(withErrorResponses(built), fact('privilege'));
+    // The forms before the variants: each variant's form takes its own data_json.
+    built = withPathVariants(withMultipartForms(built, fact('multipartForm')), fact('pathVariants'));
+    document = withOas31Nullability(built);
     return document;
   };
 }

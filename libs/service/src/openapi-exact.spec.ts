@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { allowedMethods, withErrorResponses, withOas31Nullability } from './openapi-exact';
+import {
+  allowedMethods,
+  withErrorResponses,
+  withMultipartForms,
+  withOas31Nullability,
+  withPathVariants,
+} from './openapi-exact';
 
 const document = (): OpenAPIObject =>
   ({
@@ -68,5 +74,50 @@ describe('the exact OpenAPI document', () => {
       r: { oneOf: [{ $ref: '#/components/schemas/B' }, { type: 'null' }] },
       s: { type: 'string' },
     });
+  });
+
+  it('declares a data_json form beside a JSON body, then one operation per value of a variant path', () => {
+    const doc = {
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      components: { schemas: {} },
+      paths: {
+        '/a/{org}/{type}': {
+          post: {
+            operationId: 'createA',
+            parameters: [
+              { in: 'path', name: 'org' },
+              { in: 'path', name: 'type' },
+            ],
+            requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
+            responses: {},
+          },
+        },
+      },
+    } as never as OpenAPIObject;
+    const formed = withMultipartForms(doc, () => ({ files: { file: { description: 'f', many: true } } }));
+    const variant = (name: string) => ({
+      operationId: `create${name}A`,
+      summary: name,
+      schemaName: `${name}Body`,
+      schema: { type: 'object', required: [name] },
+    });
+    const exact = withPathVariants(formed, (id) =>
+      id === 'createA' ? { param: 'type', variants: { x: variant('X'), y: variant('Y') } } : undefined,
+    );
+    assert.deepEqual(Object.keys(exact.paths), ['/a/{org}/x', '/a/{org}/y']);
+    const x = exact.paths['/a/{org}/x'].post!;
+    assert.equal(x.operationId, 'createXA');
+    assert.deepEqual(
+      x.parameters?.map((p) => (p as { name: string }).name),
+      ['org'],
+    );
+    const content = (x.requestBody as { content: Record<string, { schema: Record<string, unknown> }> })
+      .content;
+    assert.deepEqual(content['application/json'].schema, { $ref: '#/components/schemas/XBody' });
+    const form = content['multipart/form-data'].schema as { properties: Record<string, unknown> };
+    assert.deepEqual(form.properties.data_json, { $ref: '#/components/schemas/XBody' });
+    assert.equal((form.properties.file as { type: string }).type, 'array');
+    assert.deepEqual(exact.components!.schemas!.YBody, { type: 'object', required: ['Y'] });
   });
 });

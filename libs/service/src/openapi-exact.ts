@@ -1,7 +1,9 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import type { MultipartForm, PathVariants } from '#des/platform';
 
 type Operation = {
   operationId?: string;
+  summary?: string;
   description?: string;
   parameters?: { in: string; name: string }[];
   requestBody?: unknown;
@@ -238,6 +240,103 @@ export function withValidatorRules(
       parameter.schema = constrained(parameter.schema ?? {}, query.properties?.[parameter.name]);
       parameter.required = (query.required ?? []).includes(parameter.name);
     }
+  }
+  return document;
+}
+
+type Content = Record<string, { schema?: Schema; encoding?: Record<string, unknown> }>;
+
+/** A file part: its bytes, as the document types an upload. */
+const FILE_PART = { type: 'string', format: 'binary' };
+
+/** The schema's object itself, where a body of optional fields only is declared `anyOf: [it, null]`. */
+const withoutNull = (schema: Schema): Schema => {
+  const options = schema.anyOf as Schema[] | undefined;
+  const kept = options?.filter((option) => option.type !== 'null');
+  return kept?.length === 1 ? kept[0] : schema;
+};
+
+/**
+ * Each route that also takes multipart (`AcceptsDataJson`) declares that
+ * form beside its JSON body: the part `data_json` holding the same JSON
+ * (or the form's own class, which a mapper turns into it) as
+ * `application/json`, and the files it reads.
+ */
+export function withMultipartForms(
+  document: OpenAPIObject,
+  formOf: (operationId: string) => MultipartForm | undefined,
+): OpenAPIObject {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
+  for (const [, operation] of operationsOf(document)) {
+    const form = operation.operationId ? formOf(operation.operationId) : undefined;
+    if (!form) continue;
+    const body = operation.requestBody as { content?: Content } | undefined;
+    const json = body?.content?.['application/json']?.schema;
+    if (form.dataJson && !schemas[form.dataJson.name])
+      throw new Error(`${operation.operationId}: ${form.dataJson.name} is not among the document's schemas`);
+    const dataJson = form.dataJson ? { $ref: `#/components/schemas/${form.dataJson.name}` } : json;
+    if (!body?.content || !dataJson) throw new Error(`${operation.operationId}: data_json has no schema`);
+    const files = Object.entries(form.files ?? {});
+    body.content['multipart/form-data'] = {
+      schema: {
+        type: 'object',
+        // Other text parts are ignored, within the form's limits (10 text parts; names a header can carry).
+        additionalProperties: { type: 'string', description: 'Ignored' },
+        propertyNames: { pattern: '^[A-Za-z0-9_.-]+$' },
+        maxProperties: 10 + files.length,
+        required: ['data_json', ...files.filter(([, file]) => file.required).map(([name]) => name)],
+        properties: {
+          data_json: withoutNull(dataJson),
+          ...Object.fromEntries(
+            files.map(([name, file]) => [
+              name,
+              file.many
+                ? { type: 'array', maxItems: 10, items: FILE_PART, description: file.description }
+                : { ...FILE_PART, description: file.description },
+            ]),
+          ),
+        },
+      },
+      encoding: { data_json: { contentType: 'application/json' } },
+    };
+  }
+  return document;
+}
+
+/**
+ * An operation whose path parameter picks the body's shape becomes one
+ * operation per value (`ApiPathVariants`): its path with the value in
+ * place, its own id and summary, and the value's body schema, in JSON and
+ * in the multipart form's `data_json`.
+ */
+export function withPathVariants(
+  document: OpenAPIObject,
+  variantsOf: (operationId: string) => PathVariants | undefined,
+): OpenAPIObject {
+  const schemas = (document.components!.schemas ??= {}) as Record<string, Schema>;
+  for (const [path, item] of Object.entries(document.paths)) {
+    const operations = item as Record<string, Operation | undefined>;
+    for (const method of METHODS) {
+      const operation = operations[method];
+      const variants = operation?.operationId ? variantsOf(operation.operationId) : undefined;
+      if (!operation || !variants) continue;
+      delete operations[method];
+      for (const [value, variant] of Object.entries(variants.variants)) {
+        const copy = structuredClone(operation);
+        copy.operationId = variant.operationId;
+        copy.summary = variant.summary;
+        copy.parameters = copy.parameters?.filter((p) => !(p.in === 'path' && p.name === variants.param));
+        schemas[variant.schemaName] = variant.schema;
+        const ref = { $ref: `#/components/schemas/${variant.schemaName}` };
+        const content = (copy.requestBody as { content?: Content } | undefined)?.content ?? {};
+        if (content['application/json']) content['application/json'].schema = ref;
+        const form = content['multipart/form-data']?.schema?.properties;
+        if (form) form.data_json = ref;
+        const concrete = path.replace(`{${variants.param}}`, value);
+        document.paths[concrete] = { ...document.paths[concrete], [method]: copy };
+      }
+    }
+    if (!METHODS.some((method) => operations[method])) delete document.paths[path];
   }
   return document;
 }

@@ -2,13 +2,22 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
-import { REQUIRED_PRIVILEGE } from '#des/platform';
+import {
+  MULTIPART_FORM,
+  type MultipartForm,
+  PATH_VARIANTS,
+  type PathVariants,
+  REQUIRED_PRIVILEGE,
+} from '#des/platform';
 
-/** What the document cannot see of a route: its query DTO class and the privilege it requires. */
+/** What the document cannot see of a route: its query DTO class, the privilege it requires, its multipart form and path variants. */
 export interface OperationFacts {
   /** The class of its whole `@Query()` argument. */
   queryClass?: string;
   privilege?: string;
+  /** Set when it also takes multipart with `data_json` (`AcceptsDataJson`). */
+  multipartForm?: MultipartForm;
+  pathVariants?: PathVariants;
 }
 
 /** `@ApiOperation`'s metadata key (`@nestjs/swagger`'s DECORATORS.API_OPERATION). */
@@ -33,7 +42,12 @@ export function operationFacts(app: INestApplication): Map<string, OperationFact
             ?.operationId ?? `${controller.name}_${name}`;
         const privilege = (Reflect.getMetadata(REQUIRED_PRIVILEGE, handler) ??
           Reflect.getMetadata(REQUIRED_PRIVILEGE, controller)) as string | undefined;
-        facts.set(operationId, { queryClass: queryClassOf(controller, name), privilege });
+        facts.set(operationId, {
+          queryClass: queryClassOf(controller, name),
+          privilege,
+          multipartForm: Reflect.getMetadata(MULTIPART_FORM, handler) as MultipartForm | undefined,
+          pathVariants: Reflect.getMetadata(PATH_VARIANTS, handler) as PathVariants | undefined,
+        });
       }
     }
   }

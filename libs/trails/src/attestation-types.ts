@@ -1,21 +1,31 @@
-import Ajv from 'ajv';
+import Ajv from 'ajv/dist/2020';
 import { schemaFieldErrors } from '#des/platform';
 
 import type { AttestationContext, AttestationType } from './trail.events';
 
 const NAME = '^[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*$';
 const common = {
-  attestation_name: { type: 'string', pattern: NAME, maxLength: 128 },
+  attestation_name: {
+    type: 'string',
+    pattern: NAME,
+    maxLength: 128,
+    description: "The attestation's name: the template's name for it, when the trail's template asks for it",
+  },
   description: { type: 'string', maxLength: 5000 },
-  artifact_fingerprint: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  artifact_fingerprint: {
+    type: 'string',
+    pattern: '^[0-9a-f]{64}$',
+    description: "The sha256 of one of the trail's artifacts the attestation is about",
+  },
   target_artifacts: {
     type: 'array',
     minItems: 1,
     maxItems: 100,
     items: { type: 'string', minLength: 1, maxLength: 256 },
+    description: "Names of the trail's artifacts the attestation is about (instead of artifact_fingerprint)",
   },
-  origin_url: { type: 'string', maxLength: 2048 },
-  user_data: { type: 'object' },
+  origin_url: { type: 'string', maxLength: 2048, description: 'Where the evidence came from (a CI run)' },
+  user_data: { type: 'object', description: 'Any JSON object, kept as it is' },
   // What the Kosli CLI sends beside every attestation.
   git_commit_info: { type: 'object' },
   repo_info: { type: 'object' },
@@ -154,17 +164,24 @@ function snykFindings(results: SnykResults): number {
   );
   return (results.vulnerabilities?.length ?? 0) + counted;
 }
-const ajv = new Ajv({ allErrors: true });
-const validators = Object.fromEntries(
-  Object.entries(TYPES).map(([type, t]) => [
+/** An attestation body of each type, exactly as it is validated (the OpenAPI document declares these). */
+export const ATTESTATION_BODY_SCHEMAS = Object.fromEntries(
+  Object.entries(TYPES).map(([type, t]): [string, Record<string, unknown>] => [
     type,
-    ajv.compile<Body>({
+    {
       type: 'object',
       additionalProperties: false,
       required: ['attestation_name', ...t.required],
       properties: { ...common, ...t.properties },
-    }),
+      // One way to name the artifacts it is about, or none (then it is about the trail).
+      dependentSchemas: { artifact_fingerprint: { properties: { target_artifacts: false } } },
+    },
   ]),
+) as Record<AttestationType, Record<string, unknown>>;
+
+const ajv = new Ajv({ allErrors: true });
+const validators = Object.fromEntries(
+  Object.entries(ATTESTATION_BODY_SCHEMAS).map(([type, schema]) => [type, ajv.compile<Body>(schema)]),
 ) as Record<AttestationType, ReturnType<typeof ajv.compile<Body>>>;
 
 export interface ParsedAttestation {
@@ -185,7 +202,11 @@ export function parseAttestation(
   body: unknown,
 ): ParsedAttestation | { errors: Record<string, string> } {
   const validate = validators[type];
-  if (!validate(body)) return { errors: schemaFieldErrors(validate.errors) };
+  if (!validate(body)) {
+    const message = (e: { keyword: string }) =>
+      e.keyword === 'false schema' ? 'give artifact_fingerprint or target_artifacts, not both' : undefined;
+    return { errors: schemaFieldErrors(validate.errors, { message }) };
+  }
   const valid = body as Body;
   const {
     attestation_name,
@@ -206,9 +227,6 @@ export function parseAttestation(
     external_urls,
     annotations,
   }) as AttestationContext;
-  if (artifact_fingerprint !== undefined && target_artifacts !== undefined) {
-    return { errors: { target_artifacts: 'give artifact_fingerprint or target_artifacts, not both' } };
-  }
   return {
     name: attestation_name as string,
     compliant: TYPES[type].compliant(valid),

@@ -12,6 +12,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import {
   AcceptsDataJson,
   ApiError,
+  ApiPathVariants,
   AttachmentStore,
   READ_STORE,
   Requires,
@@ -21,11 +22,28 @@ import {
 import { docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { attestationTypeNamed, CustomEvaluator } from '#des/attestation-types';
-import { parseAttestation } from './attestation-types';
+import { ATTESTATION_BODY_SCHEMAS, parseAttestation } from './attestation-types';
 import { ChangeTrail } from './trail.commands';
 import { TrailReads } from './trail-reads';
 import { ATTESTATION_TYPES, AttachmentRef, AttestationType } from './trail.events';
 import { AttestationCreatedView } from './trails.dto';
+
+/** Each type's operation in the OpenAPI document: its id, summary and body. */
+const PER_TYPE: Record<AttestationType, { id: string; summary: string }> = {
+  generic: { id: 'Generic', summary: 'Record a generic attestation (is_compliant)' },
+  junit: { id: 'Junit', summary: 'Record JUnit test results (compliant when none failed or erred)' },
+  snyk: { id: 'Snyk', summary: 'Record a Snyk scan (compliant when it found nothing)' },
+  pull_request: {
+    id: 'PullRequest',
+    summary: 'Record the pull requests of a change (compliant when there is one)',
+  },
+  jira: { id: 'Jira', summary: 'Record Jira issues (compliant when each exists)' },
+  custom: {
+    id: 'Custom',
+    summary:
+      "Record an attestation of a custom type (compliant when its data meets the type's schema and rules)",
+  },
+};
 
 /** Attestations made on trails and on the artifacts they built. */
 @ApiTags('evidence')
@@ -47,10 +65,25 @@ export class AttestationsController {
     summary: 'Record an attestation on a trail or one of its artifacts',
   })
   @Requires('member')
-  @AcceptsDataJson()
-  @ApiBody({
-    description:
-      "attestation_name, optional artifact_fingerprint, description, origin_url, user_data, and the type's evidence",
+  @AcceptsDataJson(undefined, {
+    files: {
+      attachment_file: { description: 'Files kept beside the attestation (at most 10 MiB each)', many: true },
+    },
+  })
+  @ApiBody({ schema: { type: 'object' } })
+  @ApiPathVariants({
+    param: 'type',
+    variants: Object.fromEntries(
+      ATTESTATION_TYPES.map((type) => [
+        type,
+        {
+          operationId: `create${PER_TYPE[type].id}Attestation`,
+          summary: PER_TYPE[type].summary,
+          schemaName: `${PER_TYPE[type].id}AttestationBody`,
+          schema: ATTESTATION_BODY_SCHEMAS[type],
+        },
+      ]),
+    ),
   })
   @ApiCreatedResponse({ type: AttestationCreatedView, description: 'The attestation recorded' })
   async attest(
