@@ -1,6 +1,9 @@
 // Compiles the whole project (tests and benchmarks included) into dist-test,
 // then deletes the outputs whose source is gone (a moved or deleted file must
-// not leave an old test or module behind to be run).
+// not leave an old test or module behind to be run); then generates the typed
+// client from the compiled service's OpenAPI document and compiles the
+// programs that use it (examples/): a change to the API that breaks them
+// fails here.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -26,5 +29,17 @@ export function compileForTests(root) {
     }
   };
   prune(out);
+  const run = (args, env = {}) => {
+    const step = spawnSync(process.execPath, args, {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, ...env },
+    });
+    if (step.status !== 0) process.exit(step.status ?? 1);
+  };
+  run([join(root, 'scripts/generate-client.mjs'), 'dist-test'], {
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --conditions=des-test`.trim(),
+  });
+  run([join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.examples.json']);
   return out;
 }

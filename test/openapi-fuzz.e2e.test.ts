@@ -28,12 +28,11 @@ const SEMANTIC_400 = {
   'PUT /api/v2/environments/{org}':
     'members only for a logical environment; no type change once it has snapshots',
   'PUT /api/v2/environments/{org}/{env}/report/K8S': 'a report only to an environment of that type',
-  'PUT /api/v2/flows/{org}': "the template's own schema (the Kosli template)",
-  'PUT /api/v2/flows/{org}/template_file': "the template's own schema (the Kosli template)",
+  'PUT /api/v2/flows/{org}/template_file': 'the template YAML (its own schema, in a file part)',
   'PUT /api/v2/actions/{org}/environments':
     'targets that resolve to public addresses; environments that exist',
   'PATCH /api/v2/tags/{org}/{resource_type}/{resource_id}': 'tag keys of the resource type’s own syntax',
-  'PUT /api/v2/policies/{org}': 'the policy YAML and the JSON text of the `payload` field',
+  'PUT /api/v2/policies/{org}': 'the policy YAML (its own schema, in a file part)',
   'GET /api/v2/env-diff/{org}': "the Kosli CLI's snappish syntax",
   'GET /api/v2/snapshots/{org}/{env}/{ref}': "the Kosli CLI's snapshot references (dates among them)",
   'GET /api/v2/environments/{org}/{env}/deployments': '`from` no later than `to`',

@@ -19,7 +19,8 @@ const attestations = {
   },
 };
 
-const validate = new Ajv({ allErrors: true }).compile<FlowTemplate>({
+/** A template, as validated (and as the OpenAPI document declares it). */
+export const FLOW_TEMPLATE_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -35,7 +36,9 @@ const validate = new Ajv({ allErrors: true }).compile<FlowTemplate>({
       },
     },
   },
-});
+};
+
+const validate = new Ajv({ allErrors: true }).compile<FlowTemplate>(FLOW_TEMPLATE_SCHEMA);
 
 /** Field path (under `template`) → message for every problem, or none. */
 export function templateErrors(template: unknown): Record<string, string> {

@@ -1,6 +1,6 @@
-import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import type { FlowTemplate } from './flow-template';
+import { FLOW_TEMPLATE_SCHEMA, type FlowTemplate } from './flow-template';
 
 export const FLOW_NAME = /^[a-zA-Z0-9][a-zA-Z0-9.\-_~]*$/;
 
@@ -20,7 +20,8 @@ export class PutFlowDto {
   description?: string;
 
   @ApiPropertyOptional({
-    description: '{trail: {attestations: [{name, type}]}, artifacts: [{name, attestations: [...]}]}',
+    ...(FLOW_TEMPLATE_SCHEMA as ApiPropertyOptions),
+    description: 'The attestations its trails must carry: on the trail, and on each named artifact',
   })
   @IsOptional()
   @IsObject()

@@ -26,7 +26,7 @@ import { PolicyEventView, PolicyVersionView, PolicyView } from './policies.dto';
 import { ChangePolicy } from './policy.commands';
 import { readPolicy } from './policy-document';
 import type { PolicyType } from './policy.decider';
-import { readPayload } from './policy-payload';
+import { POLICY_PAYLOAD_SCHEMA, readPayload } from './policy-payload';
 import { PolicyUploadGuard } from './policy-upload.guard';
 import { POLICIES, policyId, policiesProjection } from './policies.projection';
 
@@ -79,7 +79,7 @@ export class PoliciesController {
       type: 'object',
       required: ['payload'],
       properties: {
-        payload: { type: 'string', description: 'JSON text: {name, description, comment, type: "env"}' },
+        payload: { ...POLICY_PAYLOAD_SCHEMA, description: 'The policy: JSON, as a text part' },
         'policy_file.0': {
           type: 'string',
           format: 'binary',
@@ -88,6 +88,7 @@ export class PoliciesController {
         policy_file: { type: 'string', description: 'the policy YAML as text, instead of the file' },
       },
     },
+    encoding: { payload: { contentType: 'application/json' } },
   })
   async put(
     @Param('org') org: string,

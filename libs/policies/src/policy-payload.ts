@@ -9,7 +9,8 @@ export interface PolicyPayload {
   type: PolicyType;
 }
 
-const validate = new Ajv({ allErrors: true }).compile<PolicyPayload>({
+/** The `payload` part, as validated (and as the OpenAPI document declares it). */
+export const POLICY_PAYLOAD_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'type'],
@@ -17,9 +18,11 @@ const validate = new Ajv({ allErrors: true }).compile<PolicyPayload>({
     name: { type: 'string', pattern: NAME_PATTERN.source, maxLength: 128 },
     description: { type: 'string', maxLength: 5000 },
     comment: { type: 'string', maxLength: 5000 },
-    type: { enum: [...POLICY_TYPES] },
+    type: { type: 'string', enum: [...POLICY_TYPES] },
   },
-});
+};
+
+const validate = new Ajv({ allErrors: true }).compile<PolicyPayload>(POLICY_PAYLOAD_SCHEMA);
 
 /** The `payload` part of endpoint 8: JSON text `{name, description, comment, type}`. */
 export function readPayload(text: unknown): { payload: PolicyPayload } | { errors: Record<string, string> } {
