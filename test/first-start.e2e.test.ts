@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import request from 'supertest';
+import './support/answers-match-the-document';
 import { freePort } from './support/engines';
 import { eventually, startProcess } from './support/processes';
 

@@ -8,6 +8,7 @@ import { createHttpApp } from '#des/service';
 import { Config, loadConfig, Role } from '#des/platform';
 import request from 'supertest';
 import { mongoEngine, redisEngine, uniqueName } from './engines';
+import './answers-match-the-document';
 import { FEATURES, Feature, OrganizationBootstrap } from '#des/accounts';
 
 export type Mode = 'embedded' | 'server';

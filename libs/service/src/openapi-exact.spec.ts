@@ -43,7 +43,9 @@ describe('the exact OpenAPI document', () => {
       '409',
       '413',
       '415',
+      '429',
       '503',
+      '507',
     ]);
     assert.deepEqual(get.security, [{ bearer: [] }, { basic: [] }]);
     assert.ok(exact.components?.schemas?.ErrorBody);

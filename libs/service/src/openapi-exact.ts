@@ -52,6 +52,10 @@ const RESPONSES = {
   409: errorResponse('Changed concurrently, or in conflict with what exists'),
   413: errorResponse('Request body over its limit'),
   415: errorResponse('A body of a content type the operation does not take'),
+  429: errorResponse("Over one of the organization's rate or concurrency limits (docs/limits.md)", {
+    'Retry-After': { schema: { type: 'integer' }, description: 'Seconds' },
+  }),
+  507: errorResponse("The organization's storage quota is used up: an operator raises it (docs/limits.md)"),
   503: errorResponse('An engine (event store, read store or job queue) is unreachable; retry', {
     'Retry-After': { schema: { type: 'integer' }, description: 'Seconds' },
   }),
@@ -61,8 +65,8 @@ const RESPONSES = {
  * Declares what the generated document leaves out, the same way for every
  * operation: the error body, and each error status the API's conventions
  * can answer with (validation 400; 401 and 403 from the key check; 404 for
- * a resource named that does not exist; 409, 413 and 415 where there is a
- * body or a write; 503 for an unreachable engine).
+ * a resource named that does not exist; 409, 429 and 507 for a write; 413
+ * and 415 where there is a body; 503 for an unreachable engine).
  */
 export function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
   document.components ??= {};
@@ -79,7 +83,12 @@ export function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
     add(403);
     // A resource named by the path, the body (an evaluation's trails) or the query (env-diff's environments) may not exist.
     add(404);
-    if (method !== 'get') add(409);
+    if (method !== 'get') {
+      add(409);
+      // Writes count against the organization's write rate and quotas.
+      add(429);
+      add(507);
+    }
     if (operation.requestBody) {
       add(413);
       add(415);
