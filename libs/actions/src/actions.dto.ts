@@ -15,13 +15,19 @@ import {
 import { NAME_PATTERN, NAME_PATTERN_MESSAGE } from '#des/platform';
 import { type ActionFields, TARGET_TYPES, TRIGGERS, type Trigger } from './action.decider';
 import type { DeliveryStatus, Scheduled } from './delivery.decider';
+import { WEBHOOK_URL_PATTERN } from './target-address';
 
 export class TargetDto {
   @ApiProperty({ enum: TARGET_TYPES })
   @IsIn(TARGET_TYPES, { message: `type must be one of: ${TARGET_TYPES.join(', ')}` })
   type!: (typeof TARGET_TYPES)[number];
 
-  @ApiProperty({ description: 'http(s) URL: your webhook, or a Slack incoming-webhook URL', maxLength: 2048 })
+  @ApiProperty({
+    description:
+      'http(s) URL, no credentials: your webhook, or a Slack incoming-webhook URL. Its host must resolve to public addresses only (unless the operator allows private ones)',
+    maxLength: 2048,
+    pattern: WEBHOOK_URL_PATTERN,
+  })
   @IsString()
   @MaxLength(2048)
   webhook!: string;

@@ -27,6 +27,8 @@ describe('action targets: where a notification may go', () => {
     assert.equal(urlProblem('not a url'), 'must be an absolute http(s) URL');
     assert.equal(urlProblem('ftp://example.com/'), 'must be an http(s) URL');
     assert.equal(urlProblem('https://user:pw@example.com/'), 'must not carry credentials');
+    assert.equal(urlProblem('https://example.com/a b'), 'must be an absolute http(s) URL');
+    assert.equal(urlProblem('HTTPS://[::1]:8443/hook?x=1'), null);
   });
 
   it('refuses a name that resolves to a private address, unless allowed', async () => {

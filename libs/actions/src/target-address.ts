@@ -10,6 +10,10 @@ export function privateRange(address: string): string | null {
 }
 
 /** A target URL's syntax: absolute http(s), no credentials in it. */
+/** The form of a target URL, as the OpenAPI document states it; the parse below is checked too. */
+export const WEBHOOK_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#@]+([/?#]\\S*)?$';
+const WEBHOOK_URL = new RegExp(WEBHOOK_URL_PATTERN);
+
 export function urlProblem(text: string): string | null {
   let url: URL;
   try {
@@ -19,6 +23,8 @@ export function urlProblem(text: string): string | null {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
   if (url.username || url.password) return 'must not carry credentials';
+  // What the parser forgives (spaces, backslashes) the document's pattern does not.
+  if (!WEBHOOK_URL.test(text)) return 'must be an absolute http(s) URL';
   return null;
 }
 

@@ -1,5 +1,6 @@
 import { AtQuery, IsInstant, IsPageNumber, IsPerPage, PageQuery } from '#des/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { CommitView, RepoInfoView } from '#des/trails';
 import type { ArtifactProvenance, SnapshotArtifactView, SnapshotView } from './compliance-model';
 import {
@@ -17,6 +18,12 @@ import { SNAPSHOT_INTERVAL, SNAPSHOT_INTERVAL_MESSAGE } from './snapshot-ref';
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9.\-_~]*$/;
 
+/** Only a logical environment has members (checkMembers enforces it; the document states it). */
+@JSONSchema({
+  if: { properties: { type: { not: { const: 'logical' } } } },
+  then: { properties: { included_environments: { maxItems: 0 } } },
+  // OAS 3.1 (JSON Schema 2020-12) keywords, which the decorator's OAS 3.0 types do not name.
+} as never)
 export class PutEnvironmentDto {
   @ApiProperty({ pattern: NAME.source, maxLength: 128, example: 'production' })
   @IsString()

@@ -29,6 +29,7 @@ export {
   SNAPSHOT_INTERVAL,
   SNAPSHOT_INTERVAL_MESSAGE,
   parseSnapshotRef,
+  SNAPSHOT_REF_FORMS,
   snapshotIndex,
   snapshotInterval,
 } from './snapshot-ref';

@@ -10,9 +10,17 @@ export type SnapshotRef =
   /** `@<UNIX seconds or ISO-8601>`: the snapshot in force at that instant. */
   | { kind: 'at'; at: number };
 
+/** Each form of reference parseSnapshotRef takes: the latest, N, ~N, @<UNIX seconds>, @<ISO-8601>. */
+export const SNAPSHOT_REF_FORMS = [
+  '-1',
+  '[1-9]\\d{0,9}',
+  '~(0|[1-9]\\d{0,9})',
+  '@\\d{1,12}(\\.\\d{1,20})?',
+  '@\\d{4}-\\d{2}-\\d{2}[Tt ][0-9:.,]{5,22}([Zz]|[+-]\\d{2}:?\\d{2})',
+];
+
 /** Every reference parseSnapshotRef takes, as one pattern (for the OpenAPI document). */
-export const SNAPSHOT_REF_PATTERN =
-  '^(-1|[1-9]\\d{0,9}|~(0|[1-9]\\d{0,9})|@\\d{1,12}(\\.\\d{1,20})?|@\\d{4}-\\d{2}-\\d{2}[Tt ][0-9:.,]{5,22}([Zz]|[+-]\\d{2}:?\\d{2}))$';
+export const SNAPSHOT_REF_PATTERN = `^(${SNAPSHOT_REF_FORMS.join('|')})$`;
 
 const MESSAGE = `a snapshot reference is -1 (the latest), N, ~N (N before the latest) or @<instant>: ${INSTANT_FORMS}`;
 

@@ -9,6 +9,8 @@ export {
   effectiveTagChange,
   storedTags,
   TAG_KEY,
+  MAX_TAG_KEY,
+  MAX_TAG_VALUE,
   tagsOf,
   withTagChange,
   type StoredTags,

@@ -2,6 +2,8 @@ import type { DomainEvent } from './decider';
 
 /** What a tag key looks like (the spec's pattern for tag keys). */
 export const TAG_KEY = /^[a-zA-Z0-9][a-zA-Z0-9\-_.~]*$/;
+export const MAX_TAG_KEY = 128;
+export const MAX_TAG_VALUE = 1000;
 
 export type Tags = Record<string, string>;
 

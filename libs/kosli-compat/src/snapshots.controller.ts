@@ -1,6 +1,14 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import {
   environmentNamed,
@@ -18,7 +26,12 @@ import {
 import { ApiError, PageQuery, READ_STORE, ReadModelsAt, Requires } from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { provenanceOf } from './artifact-provenance';
-import { fromKosliRef, splitSnappish } from './kosli-snapshot-ref';
+import {
+  fromKosliRef,
+  KOSLI_SNAPSHOT_REF_PATTERN,
+  SNAPPISH_PATTERN,
+  splitSnappish,
+} from './kosli-snapshot-ref';
 import {
   type KosliDiffArtifact,
   KosliSnapshot,
@@ -40,9 +53,14 @@ class SnapshotsQuery extends PageQuery {
   reverse?: string;
 }
 
+const SNAPPISH = {
+  description: 'env, env#N, env~N or env@{…}: an environment, and a snapshot of it (the latest if none)',
+  pattern: SNAPPISH_PATTERN,
+};
+
 class DiffQuery {
-  @ApiPropertyOptional({ description: 'env, env#N, env~N or env@{…}' }) @IsString() snappish1!: string;
-  @ApiPropertyOptional({ description: 'env, env#N, env~N or env@{…}' }) @IsString() snappish2!: string;
+  @ApiProperty(SNAPPISH) @IsString() @Matches(new RegExp(SNAPPISH_PATTERN)) snappish1!: string;
+  @ApiProperty(SNAPPISH) @IsString() @Matches(new RegExp(SNAPPISH_PATTERN)) snappish2!: string;
 }
 
 interface SnapshotArtifact {
@@ -120,6 +138,7 @@ export class SnapshotsController {
 
   @Get('snapshots/:org/:env/:ref')
   @ApiOperation({ operationId: 'getKosliSnapshot', summary: 'Read a snapshot for the Kosli CLI' })
+  @ApiParam({ name: 'ref', schema: { type: 'string', pattern: KOSLI_SNAPSHOT_REF_PATTERN } })
   @Requires('reader')
   @ApiOkResponse({
     type: KosliSnapshot,

@@ -34,7 +34,7 @@ describe('the exact OpenAPI document', () => {
     const exact = withErrorResponses(document());
     const get = exact.paths['/api/v2/actions/{org}/{number}'].get!;
     const put = exact.paths['/api/v2/actions/{org}/environments'].put!;
-    assert.deepEqual(Object.keys(get.responses).sort(), ['400', '401', '403', '404', '503']);
+    assert.deepEqual(Object.keys(get.responses).sort(), ['400', '401', '403', '404', '431', '500', '503']);
     assert.deepEqual(Object.keys(put.responses).sort(), [
       '400',
       '401',
@@ -43,7 +43,10 @@ describe('the exact OpenAPI document', () => {
       '409',
       '413',
       '415',
+      '422',
       '429',
+      '431',
+      '500',
       '503',
       '507',
     ]);

@@ -52,10 +52,15 @@ const RESPONSES = {
   409: errorResponse('Changed concurrently, or in conflict with what exists'),
   413: errorResponse('Request body over its limit'),
   415: errorResponse('A body of a content type the operation does not take'),
+  422: errorResponse(
+    'Well-formed, but not acceptable now: the Idempotency-Key was used for another request, or the resource’s state cannot take it',
+  ),
+  431: errorResponse('The request line (its query) or headers are over the server’s limit'),
   429: errorResponse("Over one of the organization's rate or concurrency limits (docs/limits.md)", {
     'Retry-After': { schema: { type: 'integer' }, description: 'Seconds' },
   }),
   507: errorResponse("The organization's storage quota is used up: an operator raises it (docs/limits.md)"),
+  500: errorResponse('Internal server error: the details are in the log under the request id (X-Request-Id)'),
   503: errorResponse('An engine (event store, read store or job queue) is unreachable; retry', {
     'Retry-After': { schema: { type: 'integer' }, description: 'Seconds' },
   }),
@@ -65,8 +70,9 @@ const RESPONSES = {
  * Declares what the generated document leaves out, the same way for every
  * operation: the error body, and each error status the API's conventions
  * can answer with (validation 400; 401 and 403 from the key check; 404 for
- * a resource named that does not exist; 409, 429 and 507 for a write; 413
- * and 415 where there is a body; 503 for an unreachable engine).
+ * a resource named that does not exist; 409, 422, 429 and 507 for a write;
+ * 413 and 415 where there is a body; 431 for an oversized request line; 500
+ * and 503 for an internal failure or an unreachable engine).
  */
 export function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
   document.components ??= {};
@@ -83,8 +89,11 @@ export function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
     add(403);
     // A resource named by the path, the body (an evaluation's trails) or the query (env-diff's environments) may not exist.
     add(404);
+    // Node's parser refuses a request line or headers over its limit before any route (http-app's clientError).
+    add(431);
     if (method !== 'get') {
       add(409);
+      add(422);
       // Writes count against the organization's write rate and quotas.
       add(429);
       add(507);
@@ -93,6 +102,7 @@ export function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
       add(413);
       add(415);
     }
+    add(500);
     add(503);
   }
   return document;
@@ -182,6 +192,9 @@ const CONSTRAINTS = [
   'format',
 ];
 
+/** The keywords of a rule between a class's fields. */
+const CROSS_FIELD = ['if', 'then', 'else', 'not', 'dependentRequired', 'dependentSchemas'];
+
 /** A property's schema with the validator's constraints added (the document's own text kept). */
 function constrained(documented: Schema, validated: Schema | undefined): Schema {
   if (!validated) return documented;
@@ -230,6 +243,9 @@ export function withValidatorRules(
     if (required.length) schema.required = required;
     else delete schema.required;
     schema.additionalProperties = false;
+    // Rules between fields, stated on the class (class-validator-jsonschema's @JSONSchema).
+    for (const keyword of CROSS_FIELD)
+      if (validated[keyword] !== undefined) schema[keyword] = validated[keyword];
   }
   for (const [, operation] of operationsOf(document)) {
     const body = operation.requestBody as

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Inject, Param, Patch, Req } from '@nestjs/c
 import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Command, CommandBus } from '@nestjs/cqrs';
 import type { EventMetadata } from '#des/event-store';
-import { TAG_KEY, TagChange } from '#des/kernel';
+import { MAX_TAG_KEY as MAX_KEY, MAX_TAG_VALUE as MAX_VALUE, TAG_KEY, TagChange } from '#des/kernel';
 import { ApiError, JsonStringBody, jsonString, READ_STORE, Requires, VALIDATION_FAILED } from '#des/platform';
 import { docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/accounts';
@@ -13,8 +13,6 @@ import { ChangeRepo, repoNamed } from '#des/repos';
 import { ACCEPTED_RESOURCE_TYPES, resourceOf, TaggableResource } from './resource-types';
 import { TagPatchDto } from './tags.dto';
 
-const MAX_KEY = 128;
-const MAX_VALUE = 1000;
 export const RESOURCE_NOT_FOUND = 'Resource not found';
 
 /** Each bad key or value of a patch, by its field path. */
