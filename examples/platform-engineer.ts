@@ -166,7 +166,10 @@ async function main(): Promise<void> {
   // 8. The past: the environment as it was before the report
   const past = await answered(
     des.GET('/api/v2/environments/{org}/{env}', {
-      params: { path: { org, env: 'prod' }, query: { at: before.recorded_at ?? undefined } },
+      params: {
+        path: { org, env: 'prod' },
+        query: { at: before.recorded_at === null ? undefined : String(before.recorded_at) },
+      },
     }),
   );
   say('prod before the report', { last_reported_at: past.last_reported_at });

@@ -9,7 +9,24 @@ import { Mode, startApp, TestApp } from './support/app';
 
 /** schemathesis, installed by `npm run setup` (pinned in tools/schemathesis/requirements.txt). */
 const ST = resolve(__dirname, '../../.tools/venv/bin/st');
-const DEFAULT_ACCEPTED = ['2xx', '3xx', '401', '403', '404', '409', '429', '5xx'];
+/** What a schema-valid request may be answered; 431: the request line's size, a limit of every operation. */
+const DEFAULT_ACCEPTED = ['2xx', '3xx', '401', '403', '404', '409', '429', '431', '5xx'];
+/** How a schema-violating request may be refused: schemathesis' own list, and 431 for the same reason. */
+const DEFAULT_REFUSED = [
+  '400',
+  '401',
+  '403',
+  '404',
+  '405',
+  '406',
+  '409',
+  '415',
+  '422',
+  '428',
+  '429',
+  '431',
+  '5xx',
+];
 
 /**
  * Rules a schema cannot state, each answered 400 with the field named: a
@@ -33,6 +50,9 @@ const SEMANTIC_400 = {
     'targets that resolve to public addresses; environments that exist',
   'PUT /api/v2/policies/{org}': 'the policy YAML (its own schema, in a file part)',
   'GET /api/v2/environments/{org}/{env}/deployments': '`from` no later than `to`',
+  'GET /api/v2/environments/{org}/{env}/audit_pdf': '`from` no later than `to`',
+  'GET /api/v2/audit/{org}/changes': '`from` no later than `to`',
+  'GET /api/v2/audit/{org}/changes/sample': '`from` no later than `to`',
 };
 const AT_IN_FUTURE = '`at` later than now (the past is known; the future is not): the clock, not a schema';
 
@@ -84,6 +104,11 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         join(dir, 'schemathesis.toml'),
         [
           `headers = { Authorization = "Bearer ${t.key}" }`,
+          '[checks.positive_data_acceptance]',
+          `expected-statuses = ${JSON.stringify(DEFAULT_ACCEPTED)}`,
+          '[checks.negative_data_rejection]',
+          `expected-statuses = ${JSON.stringify(DEFAULT_REFUSED)}`,
+          '',
           '[parameters]',
           `"path.org" = "${t.org}"`,
           ...[...exceptions.entries()].flatMap(([name, why]) => [

@@ -13,25 +13,16 @@ import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class
 import { AtQuery, IsInstant, IsPageNumber, IsPerPage } from '#des/platform';
 import { CommitView } from '#des/trails';
 
-const INSTANT = { oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }] };
 const NAME = '[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*';
 
 /** The population's filters: the period, the environments, and the pin (`at`). */
 export class PopulationQuery extends AtQuery {
-  @ApiPropertyOptional({
-    ...INSTANT,
-    description: 'Changes that started at or after this instant (default: 30 days before `to`)',
-  })
   @IsOptional()
-  @IsInstant('from')
+  @IsInstant('from', 'Changes that started at or after this instant (default: 30 days before `to`)')
   from?: number;
 
-  @ApiPropertyOptional({
-    ...INSTANT,
-    description: 'Changes that started before this instant (default: `at`)',
-  })
   @IsOptional()
-  @IsInstant('to')
+  @IsInstant('to', 'Changes that started before this instant (default: `at`)')
   to?: number;
 
   @ApiPropertyOptional({

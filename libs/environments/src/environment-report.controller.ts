@@ -38,20 +38,14 @@ import type { AuditRow } from './environments.queries';
 
 /** The report prints at most this many changes and snapshots (the latest); the rest are a call away. */
 const REPORT_ROWS = 2_000;
-const INSTANT = { oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }] };
 
 class EnvironmentReportQuery extends AtQuery {
-  @ApiPropertyOptional({
-    ...INSTANT,
-    description: 'Changes from this instant (default: 30 days before `to`)',
-  })
   @IsOptional()
-  @IsInstant('from')
+  @IsInstant('from', 'Changes from this instant (default: 30 days before `to`)')
   from?: number;
 
-  @ApiPropertyOptional({ ...INSTANT, description: 'Changes up to this instant (default: `at`)' })
   @IsOptional()
-  @IsInstant('to')
+  @IsInstant('to', 'Changes up to this instant (default: `at`)')
   to?: number;
 }
 

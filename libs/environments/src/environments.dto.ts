@@ -85,40 +85,24 @@ export class EnvironmentView {
 }
 
 export class DeploymentsQuery extends PageQuery {
-  @ApiPropertyOptional({
-    description: 'Start of the range, ISO-8601 with an offset or UNIX seconds (default: 30 days before `to`)',
-    oneOf: [{ type: 'string', format: 'date-time' }, { type: 'number' }],
-  })
   @IsOptional()
-  @IsInstant('from')
+  @IsInstant('from', 'Start of the range (default: 30 days before `to`)')
   from?: number;
 
-  @ApiPropertyOptional({
-    description: 'End of the range, ISO-8601 with an offset or UNIX seconds (default: now, or `at`)',
-    oneOf: [{ type: 'string', format: 'date-time' }, { type: 'number' }],
-  })
   @IsOptional()
-  @IsInstant('to')
+  @IsInstant('to', 'End of the range (default: now, or `at`)')
   to?: number;
 }
 
 export const AUDIT_EVENT_TYPES = ['started', 'exited', 'changed'] as const;
 
 export class AuditLogQuery extends AtQuery {
-  @ApiPropertyOptional({
-    description: 'Lower bound: UNIX seconds or ISO-8601 with an offset',
-    oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }],
-  })
   @IsOptional()
-  @IsInstant('from_timestamp')
+  @IsInstant('from_timestamp', 'Lower bound')
   from_timestamp?: number;
 
-  @ApiPropertyOptional({
-    description: 'Upper bound: UNIX seconds or ISO-8601 with an offset',
-    oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }],
-  })
   @IsOptional()
-  @IsInstant('to_timestamp')
+  @IsInstant('to_timestamp', 'Upper bound')
   to_timestamp?: number;
 
   @ApiPropertyOptional({ description: 'Comma-separated: started, exited, changed' })
@@ -178,20 +162,12 @@ export class EnvironmentEventsQuery extends AuditLogQuery {
   @IsIn(['true', 'false'])
   reverse?: string;
 
-  @ApiPropertyOptional({
-    description: "Lower bound (the CLI's name for from_timestamp): UNIX seconds or ISO-8601 with an offset",
-    oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }],
-  })
   @IsOptional()
-  @IsInstant('start_ts')
+  @IsInstant('start_ts', "Lower bound (the CLI's name for from_timestamp)")
   start_ts?: number;
 
-  @ApiPropertyOptional({
-    description: "Upper bound (the CLI's name for to_timestamp): UNIX seconds or ISO-8601 with an offset",
-    oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }],
-  })
   @IsOptional()
-  @IsInstant('end_ts')
+  @IsInstant('end_ts', "Upper bound (the CLI's name for to_timestamp)")
   end_ts?: number;
 
   @ApiPropertyOptional({ type: [String], description: 'A repository name (repeatable)' })

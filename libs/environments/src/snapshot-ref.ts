@@ -1,4 +1,4 @@
-import { INSTANT_FORMS, parseInstant } from '#des/kernel';
+import { INSTANT_FORMS, ISO_INSTANT_FORM, parseInstant, UNIX_INSTANT_FORM } from '#des/kernel';
 import { ApiError, VALIDATION_FAILED } from '#des/platform';
 
 /** A snapshot reference as the field writes it. */
@@ -15,8 +15,8 @@ export const SNAPSHOT_REF_FORMS = [
   '-1',
   '[1-9]\\d{0,9}',
   '~(0|[1-9]\\d{0,9})',
-  '@\\d{1,12}(\\.\\d{1,20})?',
-  '@\\d{4}-\\d{2}-\\d{2}[Tt ][0-9:.,]{5,22}([Zz]|[+-]\\d{2}:?\\d{2})',
+  `@${UNIX_INSTANT_FORM}`,
+  `@${ISO_INSTANT_FORM}`,
 ];
 
 /** Every reference parseSnapshotRef takes, as one pattern (for the OpenAPI document). */

@@ -19,4 +19,12 @@ export {
   type TagsChanged,
 } from './tags';
 export { allows, PRIVILEGES, TENANT_LIMIT_NAMES, type Privilege, type TenantLimits } from './tenancy';
-export { INSTANT_FORMS, isoMicros, parseInstant, unixMicros } from './instant';
+export {
+  INSTANT_FORMS,
+  INSTANT_PATTERN,
+  ISO_INSTANT_FORM,
+  isoMicros,
+  parseInstant,
+  UNIX_INSTANT_FORM,
+  unixMicros,
+} from './instant';

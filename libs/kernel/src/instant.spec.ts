@@ -36,6 +36,9 @@ describe('instants', () => {
       '2026-13-01T00:00:00Z',
       '2026-11-23T24:00:00Z',
       '2026-11-23T18:44:00+25:00',
+      '1970-01-01T00:30:00+01:00',
+      '2026-11-31T00:00:00Z',
+      '2100-02-29T00:00:00Z',
     ]) {
       assert.equal(parseInstant(raw), undefined, raw);
     }
@@ -47,5 +50,12 @@ describe('instants', () => {
     assert.equal(unixMicros(at), '1795459433.000016');
     assert.equal(Math.round(parseInstant(isoMicros(at))! * 1e6), Math.round(at * 1e6));
     assert.equal(Math.round(parseInstant(unixMicros(at))! * 1e6), Math.round(at * 1e6));
+  });
+
+  it('takes 29 February in leap years only, and each month’s last day', () => {
+    for (const raw of ['2024-02-29T00:00Z', '2000-02-29T00:00Z', '1972-02-29T00:00Z', '2026-01-31T00:00Z'])
+      assert.equal(typeof parseInstant(raw), 'number', raw);
+    for (const raw of ['2026-02-29T00:00Z', '1900-02-29T00:00Z', '2026-04-31T00:00Z'])
+      assert.equal(parseInstant(raw), undefined, raw);
   });
 });

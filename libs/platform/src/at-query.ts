@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { applyDecorators } from '@nestjs/common';
 import { ApiError, VALIDATION_FAILED } from './api-error';
 import { Transform } from 'class-transformer';
-import { INSTANT_FORMS, parseInstant } from '#des/kernel';
+import { INSTANT_FORMS, INSTANT_PATTERN, parseInstant } from '#des/kernel';
 import {
   IsNumber,
   IsOptional,
@@ -34,8 +34,15 @@ export function IsNotInFuture(options?: ValidationOptions) {
  * offset (`parseInstant`), as UNIX seconds to the handler; anything else is
  * one 400 naming the parameter and both forms.
  */
-export function IsInstant(name: string) {
+export function IsInstant(name: string, description: string) {
   return applyDecorators(
+    // As a query carries it: text, of the one pattern parseInstant checks (the document states it).
+    ApiPropertyOptional({
+      type: 'string',
+      pattern: INSTANT_PATTERN,
+      description: `${description}. ${INSTANT_FORMS[0].toUpperCase()}${INSTANT_FORMS.slice(1)}`,
+      example: '2026-11-23T18:44:00Z',
+    }),
     Transform(({ value }) => (typeof value === 'string' ? (parseInstant(value.trim()) ?? value) : value)),
     IsNumber({ allowNaN: false, allowInfinity: false }, { message: `${name} must be ${INSTANT_FORMS}` }),
   );
@@ -43,12 +50,11 @@ export function IsInstant(name: string) {
 
 /** `?at=`: the read as it was at that recorded instant (time travel). */
 export class AtQuery {
-  @ApiPropertyOptional({
-    description: 'The answer as it was at that recorded instant: UNIX seconds or ISO-8601 with an offset',
-    oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }],
-  })
   @IsOptional()
-  @IsInstant('at')
+  @IsInstant(
+    'at',
+    'The answer as it was at that recorded instant, no later than now (the past is known; the future is not)',
+  )
   @IsNotInFuture()
   at?: number;
 }

@@ -10,7 +10,7 @@ export const MAX_PAGE = 1_000_000;
 /** `page`: 1-based. */
 export const IsPageNumber = () =>
   applyDecorators(
-    ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
+    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 }),
     IsOptional(),
     Type(() => Number),
     IsInt(),
@@ -21,7 +21,7 @@ export const IsPageNumber = () =>
 /** `per_page`: 1 to `max` (default `byDefault`). */
 export const IsPerPage = (max: number, byDefault: number) =>
   applyDecorators(
-    ApiPropertyOptional({ minimum: 1, maximum: max, default: byDefault }),
+    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: max, default: byDefault }),
     IsOptional(),
     Type(() => Number),
     IsInt(),
