@@ -1,12 +1,5 @@
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
-import {
-  ApiBasicAuth,
-  ApiBearerAuth,
-  ApiOperation,
-  ApiProduces,
-  ApiPropertyOptional,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import type { Response } from 'express';
 import { type EventStore, secondsToMicros } from '#des/event-store';
