@@ -25,7 +25,10 @@ export const MULTIPART_FORM = 'des:multipart-form';
  */
 export interface PathVariants {
   param: string;
-  variants: Record<string, { operationId: string; summary: string; schemaName: string; schema: JsonSchema }>;
+  variants: Record<
+    string,
+    { operationId: string; summary: string; schemaName: string; schema: JsonSchema; example?: unknown }
+  >;
 }
 
 export const PATH_VARIANTS = 'des:path-variants';

@@ -269,7 +269,7 @@ export function withValidatorRules(
   return document;
 }
 
-type Content = Record<string, { schema?: Schema; encoding?: Record<string, unknown> }>;
+type Content = Record<string, { schema?: Schema; encoding?: Record<string, unknown>; example?: unknown }>;
 
 /** A file part: its bytes, as the document types an upload. */
 const FILE_PART = { type: 'string', format: 'binary' };
@@ -354,7 +354,11 @@ export function withPathVariants(
         schemas[variant.schemaName] = variant.schema;
         const ref = { $ref: `#/components/schemas/${variant.schemaName}` };
         const content = (copy.requestBody as { content?: Content } | undefined)?.content ?? {};
-        if (content['application/json']) content['application/json'].schema = ref;
+        if (content['application/json'])
+          content['application/json'] = {
+            schema: ref,
+            ...(variant.example === undefined ? {} : { example: variant.example }),
+          };
         const form = content['multipart/form-data']?.schema?.properties;
         if (form) form.data_json = ref;
         const concrete = path.replace(`{${variants.param}}`, value);

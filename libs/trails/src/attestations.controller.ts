@@ -29,19 +29,48 @@ import { ATTESTATION_TYPES, AttachmentRef, AttestationType } from './trail.event
 import { AttestationCreatedView } from './trails.dto';
 
 /** Each type's operation in the OpenAPI document: its id, summary and body. */
-const PER_TYPE: Record<AttestationType, { id: string; summary: string }> = {
-  generic: { id: 'Generic', summary: 'Record a generic attestation (is_compliant)' },
-  junit: { id: 'Junit', summary: 'Record JUnit test results (compliant when none failed or erred)' },
-  snyk: { id: 'Snyk', summary: 'Record a Snyk scan (compliant when it found nothing)' },
+/** Each type's operation in the OpenAPI document: its id, summary and an example body. */
+const PER_TYPE: Record<AttestationType, { id: string; summary: string; example: Record<string, unknown> }> = {
+  generic: {
+    id: 'Generic',
+    summary: 'Record a generic attestation (is_compliant)',
+    example: { attestation_name: 'code-review', is_compliant: true, description: 'Reviewed by two people' },
+  },
+  junit: {
+    id: 'Junit',
+    summary: 'Record JUnit test results (compliant when none failed or erred)',
+    example: {
+      attestation_name: 'unit-tests',
+      junit_results: [{ name: 'api', tests: 120, failures: 0, errors: 0, skipped: 2, duration: 12.5 }],
+    },
+  },
+  snyk: {
+    id: 'Snyk',
+    summary: 'Record a Snyk scan (compliant when it found nothing)',
+    example: {
+      attestation_name: 'scan',
+      target_artifacts: ['backend'],
+      snyk_results: { vulnerabilities: [] },
+    },
+  },
   pull_request: {
     id: 'PullRequest',
     summary: 'Record the pull requests of a change (compliant when there is one)',
+    example: {
+      attestation_name: 'pull-request',
+      pull_requests: [{ url: 'https://github.com/acme/backend/pull/42', state: 'merged', author: 'ada' }],
+    },
   },
-  jira: { id: 'Jira', summary: 'Record Jira issues (compliant when each exists)' },
+  jira: {
+    id: 'Jira',
+    summary: 'Record Jira issues (compliant when each exists)',
+    example: { attestation_name: 'jira', jira_results: [{ issue_key: 'SHOP-7', issue_exists: true }] },
+  },
   custom: {
     id: 'Custom',
     summary:
       "Record an attestation of a custom type (compliant when its data meets the type's schema and rules)",
+    example: { attestation_name: 'coverage', type_name: 'coverage', attestation_data: { lines: 0.91 } },
   },
 };
 
@@ -81,6 +110,7 @@ export class AttestationsController {
           summary: PER_TYPE[type].summary,
           schemaName: `${PER_TYPE[type].id}AttestationBody`,
           schema: ATTESTATION_BODY_SCHEMAS[type],
+          example: PER_TYPE[type].example,
         },
       ]),
     ),
