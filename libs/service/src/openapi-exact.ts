@@ -55,15 +55,15 @@ const RESPONSES = {
   422: errorResponse(
     'Well-formed, but not acceptable now: the Idempotency-Key was used for another request, or the resource’s state cannot take it',
   ),
-  431: errorResponse('The request line (its query) or headers are over the server’s limit'),
   429: errorResponse("Over one of the organization's rate or concurrency limits (docs/limits.md)", {
     'Retry-After': { schema: { type: 'integer' }, description: 'Seconds' },
   }),
-  507: errorResponse("The organization's storage quota is used up: an operator raises it (docs/limits.md)"),
+  431: errorResponse('The request line (its query) or headers are over the server’s limit'),
   500: errorResponse('Internal server error: the details are in the log under the request id (X-Request-Id)'),
   503: errorResponse('An engine (event store, read store or job queue) is unreachable; retry', {
     'Retry-After': { schema: { type: 'integer' }, description: 'Seconds' },
   }),
+  507: errorResponse("The organization's storage quota is used up: an operator raises it (docs/limits.md)"),
 };
 
 /**
