@@ -2,8 +2,8 @@
 // then deletes the outputs whose source is gone (a moved or deleted file must
 // not leave an old test or module behind to be run); then generates the typed
 // client from the compiled service's OpenAPI document and compiles the
-// programs that use it (examples/): a change to the API that breaks them
-// fails here.
+// programs that use it (examples/, and the workspace, built into
+// dist-test/workspace): a change to the API that breaks them fails here.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -41,5 +41,6 @@ export function compileForTests(root) {
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --conditions=des-test`.trim(),
   });
   run([join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.examples.json']);
+  run([join(root, 'scripts/build-workspace.mjs'), 'dist-test']);
   return out;
 }

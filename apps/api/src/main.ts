@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   console.log(
     `Delivery Evidence Service (${config.mode}, role ${role}) on ${url}/api/v2 — ` +
       `event store ${config.eventStore.kind}, read store ${config.readStore.kind}, jobs ${config.jobs.kind}; ` +
-      `API reference ${url}/api/v2/docs (OpenAPI ${url}/api/v2/openapi.json)`,
+      `workspace ${url}/ui/; API reference ${url}/api/v2/docs (OpenAPI ${url}/api/v2/openapi.json)`,
   );
 }
 

@@ -29,6 +29,7 @@ import {
   withValidatorRules,
 } from './openapi-exact';
 import { operationFacts, type OperationFacts } from './query-classes';
+import { serveWorkspace } from './workspace';
 
 export const API_PREFIX = 'api/v2';
 export const BODY_LIMIT = '10mb';
@@ -45,6 +46,8 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   const document = openApiDocument(app);
   // Before the body is parsed: a method the path does not take is refused whatever its body.
   app.use(methodNotAllowed(document));
+  // The evidence workspace at /ui/, from the same process and port (ADR 0023).
+  serveWorkspace(app);
   // A K8S report too large to record is refused from its text, read as it arrives (the general parser then passes it by).
   const recordable = refuseUnrecordableReport(options.config.maxAppendSize);
   app.use(
