@@ -9,12 +9,17 @@ import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 export function compileForTests(root) {
-  const tsc = spawnSync(
-    process.execPath,
-    [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
-    { cwd: root, stdio: 'inherit' },
-  );
-  if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+  /** A step of the compile, run with node; a failed one ends it with its status. */
+  const run = (args, env = {}) => {
+    const step = spawnSync(process.execPath, args, {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, ...env },
+    });
+    if (step.status !== 0) process.exit(step.status ?? 1);
+  };
+  const tsc = join(root, 'node_modules/typescript/bin/tsc');
+  run([tsc, '-p', 'tsconfig.json']);
   const out = join(root, 'dist-test');
   const prune = (dir) => {
     for (const name of readdirSync(dir)) {
@@ -29,18 +34,10 @@ export function compileForTests(root) {
     }
   };
   prune(out);
-  const run = (args, env = {}) => {
-    const step = spawnSync(process.execPath, args, {
-      cwd: root,
-      stdio: 'inherit',
-      env: { ...process.env, ...env },
-    });
-    if (step.status !== 0) process.exit(step.status ?? 1);
-  };
   run([join(root, 'scripts/generate-client.mjs'), 'dist-test'], {
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --conditions=des-test`.trim(),
   });
-  run([join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.examples.json']);
+  run([tsc, '-p', 'tsconfig.examples.json']);
   run([join(root, 'scripts/build-workspace.mjs'), 'dist-test']);
   return out;
 }

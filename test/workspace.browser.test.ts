@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import request from 'supertest';
+import { isoMicros } from '#des/kernel';
 import { startApp, type TestApp } from './support/app';
 
 /** Debian's Chromium (npm run setup installs it), or the one PUPPETEER_EXECUTABLE_PATH names. */
@@ -33,9 +34,8 @@ describe('the evidence workspace in a real browser (embedded mode)', () => {
     await t.http.put('/api/v2/environments/acme').send({ name: 'prod', type: 'K8S' }).expect(201);
     await t.http.put('/api/v2/flows/acme').send({ name: 'web', description: 'The shop' }).expect(201);
     const head = (await t.http.get('/api/v2/ledger/acme/head').expect(200)).body as { recorded_at: number };
-    beforeStaging = new Date(Math.ceil(head.recorded_at) * 1000).toISOString();
-    // An instant strictly after the head, then staging after it.
-    while (Date.now() / 1000 <= Math.ceil(head.recorded_at)) await new Promise((r) => setTimeout(r, 50));
+    // The head's own instant, to the microsecond: staging, recorded after it, is not there yet.
+    beforeStaging = isoMicros(head.recorded_at);
     await t.http.put('/api/v2/environments/acme').send({ name: 'staging', type: 'K8S' }).expect(201);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     mkdirSync(SHOTS, { recursive: true });

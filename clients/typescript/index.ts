@@ -26,12 +26,21 @@ export function createDesClient(options: { base: string; key: string }): DesClie
   return client;
 }
 
-/** The answer's body, or an Error naming the status and the error body the service sent. */
-export async function answered<T>(
-  call: Promise<{ data?: T; error?: unknown; response: Response }>,
-): Promise<T> {
+type Call<T> = Promise<{ data?: T; error?: unknown; response: Response }>;
+
+/** What the service answered: the body, or the status and the spec's error message. */
+export type Answer<T> = { ok: true; data: T } | { ok: false; status: number; message: string };
+
+export async function answer<T>(call: Call<T>): Promise<Answer<T>> {
   const { data, error, response } = await call;
-  if (error !== undefined || !response.ok)
-    throw new Error(`${response.status} ${response.url}: ${JSON.stringify(error)}`);
-  return data as T;
+  if (response.ok && error === undefined) return { ok: true, data: data as T };
+  const message = (error as { message?: string } | undefined)?.message ?? response.statusText;
+  return { ok: false, status: response.status, message };
+}
+
+/** The answer's body, or an Error naming the status and the service's error message. */
+export async function answered<T>(call: Call<T>): Promise<T> {
+  const result = await answer(call);
+  if (!result.ok) throw new Error(`${result.status}: ${result.message}`);
+  return result.data;
 }

@@ -12,6 +12,7 @@ import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Test } from 'supertest';
+import { allowedMethods } from '#des/service';
 
 type Responses = Record<string, { content?: Record<string, unknown> }>;
 type Document = { paths: Record<string, Record<string, { responses?: Responses }>> };
@@ -24,27 +25,8 @@ ajv.addSchema(document, 'openapi');
 const validators = new Map<string, ValidateFunction>();
 const CHECKED_BYTES = 256 * 1024;
 
-/** Each path as a matcher, the most specific first (literal segments before parameters). */
-const templates = Object.keys(document.paths)
-  .map((path) => ({
-    path,
-    pattern: new RegExp(
-      `^${path
-        .split(/\{[^}]+\}/)
-        .map(escape)
-        .join('[^/]+')}/?$`,
-    ),
-    rank: path.split('/').map((segment) => (segment.startsWith('{') ? 1 : 0)),
-  }))
-  .sort((a, b) => {
-    for (let i = 0; i < Math.min(a.rank.length, b.rank.length); i++)
-      if (a.rank[i] !== b.rank[i]) return a.rank[i] - b.rank[i];
-    return a.rank.length - b.rank.length;
-  });
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
+/** Each path as a matcher, the most specific first: the 405 check's own (`allowedMethods`). */
+const templates = allowedMethods(document as never);
 
 const pointer = (...parts: string[]) =>
   parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');

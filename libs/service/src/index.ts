@@ -7,3 +7,4 @@ export {
   workerFeatureModules,
 } from './features';
 export { createHttpApp } from './http-app';
+export { allowedMethods } from './openapi-exact';

@@ -152,10 +152,13 @@ export function withPrivileges(
 }
 
 /**
- * Every path of the document as a matcher, with the methods it declares; the
- * most specific first (more literal segments before parameters, left to right).
+ * Every path of the document as a matcher, with its template and the methods
+ * it declares; the most specific first (more literal segments before
+ * parameters, left to right).
  */
-export function allowedMethods(document: OpenAPIObject): { pattern: RegExp; allow: string[] }[] {
+export function allowedMethods(
+  document: OpenAPIObject,
+): { path: string; pattern: RegExp; allow: string[] }[] {
   const specificity = (path: string) => path.split('/').map((segment) => (segment.startsWith('{') ? 1 : 0));
   const paths = Object.entries(document.paths).sort(([a], [b]) => {
     const [x, y] = [specificity(a), specificity(b)];
@@ -169,7 +172,7 @@ export function allowedMethods(document: OpenAPIObject): { pattern: RegExp; allo
       .split(/\{[^}]+\}/)
       .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
       .join('[^/]+');
-    return { pattern: new RegExp(`^${source}/?$`), allow: methods };
+    return { path, pattern: new RegExp(`^${source}/?$`), allow: methods };
   });
 }
 
