@@ -177,6 +177,39 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.match(rows[0].started_at_iso, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     });
 
+    it('lists only the changes with the gaps asked for, the population’s total and hash still whole', async () => {
+      const whole = (await changes()).body;
+      const pin = `?at=${whole.at}`;
+      const unproven = (await changes(`${pin}&gaps=no_provenance`)).body;
+      assert.deepEqual(unproven.gaps, ['no_provenance']);
+      assert.deepEqual(
+        unproven.changes.map((c: Change) => c.id),
+        [`prod#1:${X}`],
+      );
+      assert.deepEqual(
+        [unproven.total_count, unproven.total_pages, unproven.population_total, unproven.population_sha256],
+        [1, 1, 3, whole.population_sha256],
+      );
+      const either = (await changes(`${pin}&gaps=late_evidence,no_provenance&per_page=1&page=2`)).body;
+      assert.deepEqual([either.total_count, either.total_pages], [2, 2]);
+      assert.deepEqual(
+        either.changes.map((c: Change) => c.id),
+        [`prod#1:${X}`],
+        'paged over the matching changes, in the order they started',
+      );
+      const csv = await changes(`${pin}&gaps=self_approved`).set('Accept', 'text/csv');
+      const rows = parse(csv.text, { columns: true }) as Record<string, string>[];
+      assert.deepEqual(
+        rows.map((r) => r.id),
+        whole.changes
+          .filter((c: Change) => c.gaps.some((g) => g.kind === 'self_approved'))
+          .map((c: Change) => c.id),
+      );
+      assert.equal(csv.headers['x-population-total'], '3');
+      assert.equal((await changes(`${pin}&gaps=unsigned`)).status, 400);
+      assert.deepEqual([whole.gaps, whole.population_total], [[], 3]);
+    });
+
     it('answers the same population again at the same pin, whatever came since; a period bounds it', async () => {
       const pinned = (await changes()).body;
       await report('qa', [pod('shop:1', A), pod('shop:2', B)]); // qa#2: shop:2 starts

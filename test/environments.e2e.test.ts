@@ -56,6 +56,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal(env.status, 200);
       assert.deepEqual(Object.keys(env.body).sort(), [
         'description',
+        'html_url',
         'include_scaling',
         'included_environments',
         'last_changed_at',

@@ -326,6 +326,85 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       await bad(await attest('generic', { attestation_name: 'x', is_compliant: 'yes' }), ['is_compliant']);
     });
 
+    it('serves the files attached to a trail’s attestations, through that trail only, as they were at an instant', async () => {
+      await t.http.put('/api/v2/trails/acme/backend').send({ name: 'files-1' }).expect(201);
+      const sent = await t.http
+        .post('/api/v2/attestations/acme/backend/trail/files-1/generic')
+        .field('data_json', JSON.stringify({ attestation_name: 'notes' }))
+        .attach('attachment_file', Buffer.from('release notes\n'), 'notes v1.txt');
+      assert.equal(sent.status, 201, sent.text);
+      const trail = (await t.http.get('/api/v2/trails/acme/backend/files-1').expect(200)).body;
+      const [file] = trail.attestations.notes.attachments as {
+        filename: string;
+        sha256: string;
+        size: number;
+      }[];
+      const path = `/api/v2/trails/acme/backend/files-1/attachments/${file.sha256}`;
+      const got = await t.http
+        .get(path)
+        .buffer(true)
+        .parse((res, done) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => done(null, Buffer.concat(chunks)));
+        });
+      assert.equal(got.status, 200);
+      assert.equal((got.body as Buffer).toString(), 'release notes\n');
+      assert.equal(got.headers['content-type'], 'application/octet-stream');
+      assert.equal(got.headers['content-disposition'], 'attachment; filename="notes_v1.txt"');
+      const before = trail.created_at as number;
+      const notYet = await t.http.get(path).query({ at: before });
+      assert.deepEqual(
+        [notYet.status, notYet.body.message],
+        [404, 'Attachment not found'],
+        'not attached then',
+      );
+      const elsewhere = await t.http.get(`/api/v2/trails/acme/backend/main-42/attachments/${file.sha256}`);
+      assert.deepEqual(
+        [elsewhere.status, elsewhere.body.message],
+        [404, 'Attachment not found'],
+        'not that trail’s',
+      );
+      const unknown = await t.http.get(`/api/v2/trails/acme/backend/files-1/attachments/${'0'.repeat(64)}`);
+      assert.equal(unknown.status, 404);
+    });
+
+    it('links every artifact, trail, environment and snapshot to its page in the workspace', async () => {
+      const origin = `http://127.0.0.1`;
+      const trail = await t.http.get('/api/v2/trails/acme/backend/main-42').set('Host', '127.0.0.1');
+      assert.equal(trail.body.html_url, `${origin}/ui/acme/flows/backend/trails/main-42`);
+      const then = trail.body.created_at as number;
+      const past = await t.http
+        .get('/api/v2/trails/acme/backend/main-42')
+        .query({ at: then })
+        .set('Host', '127.0.0.1');
+      const pinned = new URL(past.body.html_url as string);
+      assert.equal(pinned.pathname, '/ui/acme/flows/backend/trails/main-42');
+      assert.match(pinned.searchParams.get('at')!, /^\d{4}-\d\d-\d\dT[\d:]+\.\d{6}Z$/, 'the instant read');
+      const artifact = await t.http.get(`/api/v2/artifacts/acme/backend/${FP}`).set('Host', '127.0.0.1');
+      assert.equal(artifact.body.html_url, `${origin}/ui/acme/flows/backend/artifacts/${FP}`);
+      await t.http.put('/api/v2/environments/acme').send({ name: 'edge.1', type: 'K8S' }).expect(201);
+      const env = await t.http.get('/api/v2/environments/acme/edge.1').set('Host', '127.0.0.1');
+      assert.equal(env.body.html_url, `${origin}/ui/acme/environments/edge.1`);
+      const listed = (await t.http.get('/api/v2/environments/acme').set('Host', '127.0.0.1')).body as {
+        name: string;
+        html_url: string;
+      }[];
+      assert.equal(listed.find((e) => e.name === 'edge.1')?.html_url, env.body.html_url);
+      const pod = { creationTimestamp: 1_790_000_000, namespace: 'edge', podName: 'backend-1' };
+      await t.http
+        .put('/api/v2/environments/acme/edge.1/report/K8S')
+        .send({ artifacts: [{ ...pod, digests: { 'backend:1': `sha256:${FP}` } }] })
+        .expect(201);
+      const snapshot = await t.http
+        .get('/api/v2/environments/acme/edge.1/snapshots/-1')
+        .set('Host', '127.0.0.1');
+      assert.match(
+        snapshot.body.html_url,
+        /^http:\/\/127\.0\.0\.1\/ui\/acme\/environments\/edge\.1\?at=\d{4}-/,
+      );
+    });
+
     it('answers 404 for unknown flows, trails and artifacts', async () => {
       const notFound = async (res: { status: number; body: { message: string } }, message: string) =>
         assert.deepEqual([res.status, res.body.message], [404, message]);

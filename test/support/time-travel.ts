@@ -72,11 +72,16 @@ export async function answer(http: Agent, path: string): Promise<Answer> {
 
 export const withAt = (path: string, at: number) => `${path}${path.includes('?') ? '&' : '?'}at=${at}`;
 
-/** Links name the query asked (with its `at`): the rest of a page must be equal. */
-function comparable(body: unknown): unknown {
-  if (body && typeof body === 'object' && !Array.isArray(body) && '_links' in body) {
-    const { _links: _l, ...rest } = body as Record<string, unknown>;
-    return rest;
+/**
+ * An answer without its links: `_links` and `html_url` name the query asked
+ * (its `at`, the address it came to), not what was known then; the rest of an
+ * answer must be equal.
+ */
+export function comparable(body: unknown): unknown {
+  if (Array.isArray(body)) return body.map(comparable);
+  if (body && typeof body === 'object') {
+    const { _links: _l, html_url: _h, ...rest } = body as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, comparable(v)]));
   }
   return body;
 }

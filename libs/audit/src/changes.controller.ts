@@ -13,12 +13,18 @@ import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
 import { Requires } from '#des/platform';
-import { populationSha256, sampleOf } from './change-population';
+import {
+  type Change,
+  type GapKind,
+  populationSha256,
+  sampleOf,
+  type StartedChange,
+} from './change-population';
 import { ChangePopulation } from './change-population.service';
 import { CHANGE_COLUMNS, changeRow } from './change-csv';
 import { ChangesPage, ChangesQuery, ChangesSample, SampleQuery } from './changes.dto';
 
-/** Changes given their evidence at once when the whole population is written out. */
+/** Changes given their evidence at once when the whole population is written out or filtered by gaps. */
 const CSV_CHUNK = 500;
 
 /**
@@ -55,6 +61,8 @@ export class ChangesController {
     const scope = await this.population.scope(org, query);
     const all = await this.population.started(org, scope);
     const sha = populationSha256(all.map((c) => c.id));
+    const gaps = (query.gaps?.split(',') ?? []) as GapKind[];
+    const listed = (change: Change) => !gaps.length || change.gaps.some((g) => gaps.includes(g.kind));
     if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {
       res.status(200).type('text/csv; charset=utf-8');
       res.setHeader('Content-Disposition', `attachment; filename="${org}-changes.csv"`);
@@ -64,12 +72,8 @@ export class ChangesController {
       const csv = stringify({ header: true, columns: [...CHANGE_COLUMNS] });
       csv.pipe(res);
       try {
-        for (let i = 0; i < all.length; i += CSV_CHUNK) {
-          for (const change of await this.population.withEvidence(
-            org,
-            all.slice(i, i + CSV_CHUNK),
-            scope.at,
-          )) {
+        for await (const chunk of this.evidenced(org, all, scope.at)) {
+          for (const change of chunk.filter(listed)) {
             if (!csv.write(changeRow(change))) await once(csv, 'drain');
           }
         }
@@ -80,17 +84,37 @@ export class ChangesController {
     }
     const page = query.page ?? 1;
     const perPage = query.per_page ?? 100;
-    const shown = all.slice((page - 1) * perPage, page * perPage);
+    const window = (rows: number) => [(page - 1) * perPage, Math.min(rows, page * perPage)] as const;
+    let total: number;
+    let changes: Change[];
+    if (!gaps.length) {
+      total = all.length;
+      changes = await this.population.withEvidence(org, all.slice(...window(all.length)), scope.at);
+    } else {
+      // A change's gaps are known once its evidence is: the whole population is evidenced to list them.
+      const matching: Change[] = [];
+      for await (const chunk of this.evidenced(org, all, scope.at)) matching.push(...chunk.filter(listed));
+      total = matching.length;
+      changes = matching.slice(...window(matching.length));
+    }
     const body: ChangesPage = {
       ...scope,
-      total_count: all.length,
+      gaps,
+      total_count: total,
+      population_total: all.length,
       population_sha256: sha,
       page,
       per_page: perPage,
-      total_pages: Math.ceil(all.length / perPage),
-      changes: await this.population.withEvidence(org, shown, scope.at),
+      total_pages: Math.ceil(total / perPage),
+      changes,
     };
     res.status(200).json(body);
+  }
+
+  /** The population with its evidence, a chunk at a time. */
+  private async *evidenced(org: string, all: StartedChange[], at: number): AsyncIterable<Change[]> {
+    for (let i = 0; i < all.length; i += CSV_CHUNK)
+      yield await this.population.withEvidence(org, all.slice(i, i + CSV_CHUNK), at);
   }
 
   @Get(':org/changes/sample')

@@ -38,7 +38,18 @@ export class PopulationQuery extends AtQuery {
   environments?: string;
 }
 
+const GAP_LIST = `^(${GAP_KINDS.join('|')})(,(${GAP_KINDS.join('|')}))*$`;
+
 export class ChangesQuery extends PopulationQuery {
+  @ApiPropertyOptional({
+    pattern: GAP_LIST,
+    description:
+      'Comma-separated gap kinds: only the changes with at least one of them are listed (the population, its total and its hash stay whole)',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(new RegExp(GAP_LIST), { message: `gaps is a comma-separated list of: ${GAP_KINDS.join(', ')}` })
+  gaps?: string;
   @IsPageNumber()
   page?: number;
 
@@ -118,8 +129,13 @@ class PopulationScopeView {
 }
 
 export class ChangesPage extends PopulationScopeView {
-  @ApiProperty() total_count!: number;
-  @ApiProperty({ description: 'Hex SHA-256 of the ids sorted ascending, joined by a newline' })
+  @ApiProperty({ enum: GAP_KINDS, isArray: true, description: 'The gap kinds listed (empty: every change)' })
+  gaps!: GapKind[];
+  @ApiProperty({ description: 'The changes listed: the population, or those with the gaps asked for' })
+  total_count!: number;
+  @ApiProperty({ description: 'The whole population of the period and environments' })
+  population_total!: number;
+  @ApiProperty({ description: 'Hex SHA-256 of the population ids sorted ascending, joined by a newline' })
   population_sha256!: string;
   @ApiProperty() page!: number;
   @ApiProperty() per_page!: number;

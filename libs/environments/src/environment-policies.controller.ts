@@ -8,7 +8,7 @@ import { policiesNamed } from '#des/policies';
 import { ChangeEnvironment } from './environment.commands';
 import { EnvironmentView, PolicyNamesDto } from './environments.dto';
 import { environmentNamed } from './environments.queries';
-import { environmentView } from './environment-view';
+import { environmentView, envUrl } from './environment-view';
 
 /** Attaching environment policies: which policies decide an environment's compliance. */
 @ApiTags('environments')
@@ -66,6 +66,6 @@ export class EnvironmentPoliciesController {
     );
     const doc = await environmentNamed(docReads(this.reads), org, env);
     if (!doc) throw new ApiError(404, 'Environment not found');
-    return environmentView(doc);
+    return environmentView(doc, envUrl(req, org, env));
   }
 }

@@ -1,4 +1,6 @@
+import type { Request } from 'express';
 import { tagsOf } from '#des/kernel';
+import { workspaceUrl } from '#des/platform';
 import type { Doc } from '#des/read-store';
 import type { CommitView } from '#des/trails';
 import type {
@@ -8,8 +10,8 @@ import type {
   ReplacedArtifactView,
 } from './environments.dto';
 
-/** An environment as endpoint 11 answers it. */
-export function environmentView(doc: Doc): EnvironmentView {
+/** An environment as endpoint 11 answers it; `htmlUrl`: its page in the workspace. */
+export function environmentView(doc: Doc, htmlUrl: string): EnvironmentView {
   return {
     org: doc.org as string,
     name: doc.name as string,
@@ -23,6 +25,7 @@ export function environmentView(doc: Doc): EnvironmentView {
     state: (doc.state as boolean | undefined) ?? true,
     policies: (doc.policies as string[]) ?? [],
     included_environments: (doc.included_environments as string[]) ?? [],
+    html_url: htmlUrl,
   };
 }
 
@@ -68,4 +71,9 @@ export function eventView(row: Doc): EnvironmentEventView {
     reported_at: row.timestamp as number,
     pipeline: flowNames.join(', '),
   };
+}
+
+/** The environment's page in the workspace, at an instant when one is given. */
+export function envUrl(req: Request, org: string, env: string, at?: number): string {
+  return workspaceUrl(req, [org, 'environments', env], at);
 }

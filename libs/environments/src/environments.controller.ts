@@ -31,7 +31,7 @@ import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
 import { parseSnapshotRef, SNAPSHOT_REF_PATTERN, snapshotIndex, snapshotInterval } from './snapshot-ref';
-import { deploymentView, environmentView, eventView } from './environment-view';
+import { deploymentView, environmentView, envUrl, eventView } from './environment-view';
 import { snapshotView } from './compliance-model';
 import { assessReport } from './running-assessment';
 import {
@@ -54,7 +54,6 @@ import {
   environmentsProjection,
 } from './environments.projection';
 import { K8S_REPORT_SCHEMA, parseK8sReport, runningArtifacts } from './k8s-report';
-
 
 @ApiTags('environments')
 @ApiBearerAuth('bearer')
@@ -98,7 +97,7 @@ export class EnvironmentsController {
       ),
     );
     res.status(done.events[0]?.type === 'environment_created' ? 201 : 200);
-    return environmentView(await this.environment(org, body.name));
+    return environmentView(await this.environment(org, body.name), envUrl(req, org, body.name));
   }
 
   /** Members only for logical environments, and only existing physical ones. */
@@ -128,17 +127,27 @@ export class EnvironmentsController {
   @ApiOperation({ operationId: 'listEnvironments', summary: 'List environments' })
   @Requires('reader')
   @ApiOkResponse({ type: [EnvironmentView] })
-  async list(@Param('org') org: string, @Query() { at }: AtQuery) {
+  async list(@Param('org') org: string, @Query() { at }: AtQuery, @Req() req: Request) {
     const reads = await this.readModelsAt.readsFor(at, { org, projections: [environmentsProjection] });
-    return (await reads.collection(ENVIRONMENTS).find({ org }, { sort: { name: 1 } })).map(environmentView);
+    return (await reads.collection(ENVIRONMENTS).find({ org }, { sort: { name: 1 } })).map((doc) =>
+      environmentView(doc, envUrl(req, org, doc.name as string, at)),
+    );
   }
 
   @Get(':org/:env')
   @ApiOperation({ operationId: 'getEnvironment', summary: 'Read an environment' })
   @Requires('reader')
   @ApiOkResponse({ type: EnvironmentView })
-  async read(@Param('org') org: string, @Param('env') env: string, @Query() { at }: AtQuery) {
-    return environmentView(await this.environment(org, env, await this.readsAt(org, env, at)));
+  async read(
+    @Param('org') org: string,
+    @Param('env') env: string,
+    @Query() { at }: AtQuery,
+    @Req() req: Request,
+  ) {
+    return environmentView(
+      await this.environment(org, env, await this.readsAt(org, env, at)),
+      envUrl(req, org, env, at),
+    );
   }
 
   @Put(':org/:env/report/K8S')
@@ -197,6 +206,7 @@ export class EnvironmentsController {
     @Param('env') env: string,
     @Param('ref') rawRef: string,
     @Query() { at }: AtQuery,
+    @Req() req: Request,
   ): Promise<SnapshotDto> {
     const ref = parseSnapshotRef(rawRef);
     const inForce = ref.kind === 'at' ? Math.min(ref.at, at ?? Infinity) : at;
@@ -209,7 +219,7 @@ export class EnvironmentsController {
         ? await reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, index) })
         : null;
     if (!doc) throw new ApiError(404, 'Snapshot not found');
-    return snapshotView(doc);
+    return { ...snapshotView(doc), html_url: envUrl(req, org, env, doc.timestamp as number) };
   }
 
   @Get(':org/:env/events')

@@ -82,6 +82,10 @@ export class EnvironmentView {
   state!: boolean;
   @ApiProperty({ type: [String] }) policies!: string[];
   @ApiProperty({ type: [String] }) included_environments!: string[];
+  @ApiProperty({
+    description: 'The environment in the workspace, at the instant read (`?at=` when one was asked)',
+  })
+  html_url!: string;
 }
 
 export class DeploymentsQuery extends PageQuery {
@@ -232,6 +236,8 @@ export class SnapshotFieldsDto implements Omit<SnapshotView, 'artifacts'> {
 /** A snapshot with its artifacts. */
 export class SnapshotDto extends SnapshotFieldsDto implements SnapshotView {
   @ApiProperty({ type: [SnapshotArtifactDto] }) artifacts!: SnapshotArtifactDto[];
+  @ApiProperty({ description: 'The environment in the workspace at the instant of this snapshot' })
+  html_url!: string;
 }
 
 export class ReplacedArtifactView {

@@ -1,4 +1,5 @@
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import {
   ApiBasicAuth,
   ApiBearerAuth,
@@ -9,7 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { ApiError, PageQuery, READ_STORE, Requires } from '#des/platform';
+import { ApiError, PageQuery, READ_STORE, Requires, workspaceUrl } from '#des/platform';
 import { docReads, type ReadStore } from '#des/read-store';
 import {
   type ArtifactReport,
@@ -44,7 +45,11 @@ export class ArtifactsController {
   @ApiOperation({ operationId: 'listKosliArtifacts', summary: 'List the latest artifacts for the Kosli CLI' })
   @Requires('reader')
   @ApiOkResponse({ type: [KosliArtifact], description: 'A page of artifacts, newest first' })
-  async list(@Param('org') org: string, @Query() query: ArtifactsQuery): Promise<KosliArtifact[]> {
+  async list(
+    @Param('org') org: string,
+    @Query() query: ArtifactsQuery,
+    @Req() req: Request,
+  ): Promise<KosliArtifact[]> {
     const perPage = query.per_page ?? 20;
     const docs = await latestArtifactReports(
       this.reads,
@@ -52,7 +57,7 @@ export class ArtifactsController {
       { flow: query.flow_name, repo: query.repo_name },
       { skip: ((query.page ?? 1) - 1) * perPage, limit: perPage },
     );
-    return Promise.all(docs.map((d) => this.kosliArtifact(org, d)));
+    return Promise.all(docs.map((d) => this.kosliArtifact(req, org, d)));
   }
 
   @Get('artifacts/:org/:flow/:kind/:id')
@@ -70,6 +75,7 @@ export class ArtifactsController {
     @Param('flow') flow: string,
     @Param('kind') kind: string,
     @Param('id') id: string,
+    @Req() req: Request,
   ): Promise<KosliArtifact[]> {
     if (kind !== 'fingerprint' && kind !== 'commit') throw new ApiError(404, 'Artifact not found');
     const docs = await artifactReports(
@@ -78,7 +84,7 @@ export class ArtifactsController {
       kind === 'fingerprint' ? { flow, fingerprints: [id] } : { flow, commit: id },
     );
     if (!docs.length) throw new ApiError(404, 'Artifact not found');
-    return Promise.all(docs.map((d) => this.kosliArtifact(org, d)));
+    return Promise.all(docs.map((d) => this.kosliArtifact(req, org, d)));
   }
 
   @Get('search/:org/sha/:prefix')
@@ -92,7 +98,11 @@ export class ArtifactsController {
     type: KosliSearchResult,
     description: '{resolved_to, artifacts}: the fingerprints and commits the prefix matches',
   })
-  async search(@Param('org') org: string, @Param('prefix') prefix: string): Promise<KosliSearchResult> {
+  async search(
+    @Param('org') org: string,
+    @Param('prefix') prefix: string,
+    @Req() req: Request,
+  ): Promise<KosliSearchResult> {
     if (!SHA_PREFIX.test(prefix))
       throw new ApiError(400, 'Input payload validation failed', { sha: 'a sha is 4 to 64 hex digits' });
     const { byFingerprint, byCommit } = await artifactReportsByPrefix(this.reads, org, prefix.toLowerCase());
@@ -108,7 +118,7 @@ export class ArtifactsController {
     const docs = [...new Map([...byFingerprint, ...byCommit].map((d) => [d._id, d])).values()];
     const artifacts = await Promise.all(
       docs.map(async (d) => {
-        const view = await this.kosliArtifact(org, d);
+        const view = await this.kosliArtifact(req, org, d);
         return {
           ...view,
           name: view.filename,
@@ -132,7 +142,7 @@ export class ArtifactsController {
   }
 
   /** An artifact in the shape the CLI prints: its flow and trail, its trail's compliance, where it runs and ran. */
-  private async kosliArtifact(org: string, doc: ArtifactReport): Promise<KosliArtifact> {
+  private async kosliArtifact(req: Request, org: string, doc: ArtifactReport): Promise<KosliArtifact> {
     const origin = await provenanceOfReport(this.reads, org, doc);
     const inTrail = origin.view?.artifacts.find((a) => a.fingerprint === doc.fingerprint);
     const where = (list: RunningData[] | undefined) =>
@@ -147,7 +157,7 @@ export class ArtifactsController {
       git_commit: ((doc.git_commit as string | null) || 'unknown').padEnd(7),
       commit_url: (doc.commit_url as string | null) ?? '',
       build_url: (doc.build_url as string | null) ?? '',
-      html_url: '',
+      html_url: workspaceUrl(req, [org, 'flows', doc.flow as string, 'artifacts', doc.fingerprint as string]),
       state: origin.view ? (origin.compliant ? 'COMPLIANT' : 'NON-COMPLIANT') : 'INCOMPLETE',
       created_at: doc.reported_at as number,
       running: where(inTrail?.running as RunningData[] | undefined),

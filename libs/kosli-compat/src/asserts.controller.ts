@@ -1,4 +1,5 @@
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import {
   ApiBasicAuth,
   ApiBearerAuth,
@@ -9,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { environmentNamed, snapshotNamed } from '#des/environments';
-import { ApiError, READ_STORE, Requires } from '#des/platform';
+import { ApiError, READ_STORE, Requires, workspaceUrl } from '#des/platform';
 import { docReads, type ReadStore } from '#des/read-store';
 import { type Provenance, provenanceOf } from './artifact-provenance';
 import { KosliAssertion, type KosliAttestationStatus } from './kosli.dto';
@@ -72,6 +73,7 @@ export class AssertsController {
     @Param('org') org: string,
     @Param('fingerprint') fingerprint: string,
     @Query() query: AssertQuery,
+    @Req() req: Request,
   ): Promise<KosliAssertion> {
     const provenance = await provenanceOf(this.reads, org, fingerprint, query.flow_name);
     if (!provenance.length) throw new ApiError(404, 'Artifact not found');
@@ -92,7 +94,9 @@ export class AssertsController {
           attestations_statuses: attestationStatuses(p, fingerprint),
         },
       })),
-      html_url: '',
+      html_url: query.environment_name
+        ? workspaceUrl(req, [org, 'environments', query.environment_name])
+        : workspaceUrl(req, [org, 'flows', provenance[0].flow, 'trails', provenance[0].trail]),
     };
   }
 

@@ -25,7 +25,7 @@ export class KosliArtifact {
   git_commit!: string;
   @ApiProperty({ description: 'Empty when none was reported' }) commit_url!: string;
   @ApiProperty({ description: 'Empty when none was reported' }) build_url!: string;
-  @ApiProperty({ description: 'Always empty' }) html_url!: string;
+  @ApiProperty({ description: 'The artifact in the workspace' }) html_url!: string;
   @ApiProperty({
     enum: COMPLIANCE_STATUSES,
     description: "Its trail's compliance (INCOMPLETE: no trail)",
@@ -120,7 +120,10 @@ export class KosliAssertion {
   })
   policy_evaluations!: Record<string, unknown>[];
   @ApiProperty({ type: [KosliAssertedFlow] }) flows!: KosliAssertedFlow[];
-  @ApiProperty({ description: 'Always empty' }) html_url!: string;
+  @ApiProperty({
+    description: 'In the workspace: the environment (scope environment), else the trail of the first flow',
+  })
+  html_url!: string;
 }
 
 /** A row of `GET /snapshots/{org}/{env}`. */

@@ -26,6 +26,8 @@ export interface Config {
   jobs: JobsConfig;
   host: string;
   port: number;
+  /** The address users reach the service at (behind a proxy), for the workspace links in answers. */
+  publicUrl?: string;
   dataDir: string;
   /** How long a write waits for the read models to reflect it. */
   readYourWritesTimeoutMs: number;
@@ -111,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobs,
     host: env.HOST ?? '0.0.0.0',
     port: Number(env.PORT ?? 8080),
+    publicUrl: env.DES_PUBLIC_URL || undefined,
     dataDir,
     readYourWritesTimeoutMs: Number(env.DES_READ_YOUR_WRITES_TIMEOUT_MS ?? 5000),
     idempotencyClaimTimeoutMs: Number(env.DES_IDEMPOTENCY_CLAIM_TIMEOUT_MS ?? 120_000),

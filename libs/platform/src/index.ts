@@ -60,3 +60,4 @@ export {
   type MultipartForm,
   type PathVariants,
 } from './api-request-forms';
+export { PUBLIC_URL_SETTING, WORKSPACE_PATH, workspaceUrl } from './workspace-link';

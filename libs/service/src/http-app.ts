@@ -7,6 +7,7 @@ import {
   ApiError,
   ErrorBodyFilter,
   Metrics,
+  PUBLIC_URL_SETTING,
   textNestsDeeperThan,
   TOO_DEEP,
   VALIDATION_FAILED,
@@ -43,6 +44,7 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  app.set(PUBLIC_URL_SETTING, options.config.publicUrl);
   const document = openApiDocument(app);
   // Before the body is parsed: a method the path does not take is refused whatever its body.
   app.use(methodNotAllowed(document));

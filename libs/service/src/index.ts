@@ -8,3 +8,4 @@ export {
 } from './features';
 export { createHttpApp } from './http-app';
 export { allowedMethods } from './openapi-exact';
+export { WORKSPACE_DIR } from './workspace';

@@ -3,10 +3,7 @@ import compression from 'compression';
 import { static as serveStatic, type NextFunction, type Request, type Response } from 'express';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiError } from '#des/platform';
-
-/** Where the workspace is served. */
-export const WORKSPACE_PATH = '/ui';
+import { ApiError, WORKSPACE_PATH } from '#des/platform';
 
 /**
  * The built workspace, beside the compiled service: `dist/workspace` after

@@ -7,9 +7,9 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
-import { AcceptsDataJson, ApiError, AtQuery, READ_STORE, Requires } from '#des/platform';
+import { AcceptsDataJson, ApiError, AtQuery, READ_STORE, Requires, workspaceUrl } from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { definedOnly } from './attestation-types';
@@ -71,7 +71,7 @@ export class TrailArtifactsController {
       ),
     );
     res.status(201);
-    return this.artifact(org, flow, body.fingerprint);
+    return this.artifact(req, org, flow, body.fingerprint);
   }
 
   @Get('artifacts/:org/:flow/:fingerprint')
@@ -83,28 +83,36 @@ export class TrailArtifactsController {
     @Param('flow') flow: string,
     @Param('fingerprint') fingerprint: string,
     @Query() { at }: AtQuery,
+    @Req() req: Request,
   ): Promise<ReportedArtifactView> {
     const reads = await this.trailReads.flowReadsAt(org, flow, at);
     await this.trailReads.flow(org, flow, reads);
-    return this.artifact(org, flow, fingerprint, reads);
+    return this.artifact(req, org, flow, fingerprint, reads, at);
   }
 
   private async artifact(
+    req: Request,
     org: string,
     flow: string,
     fingerprint: string,
     reads: ReadStore = this.reads,
+    at?: number,
   ): Promise<ReportedArtifactView> {
     const doc = await reads.collection(ARTIFACTS).findOne({ _id: artifactId(org, flow, fingerprint) });
     if (!doc) throw new ApiError(404, 'Artifact not found');
     const trail = await trailNamed(docReads(reads), org, flow, doc.trail as string);
     const inTrail = trail?.artifacts.find((a) => a.fingerprint === fingerprint);
-    return reportedArtifactView(doc, inTrail);
+    const htmlUrl = workspaceUrl(req, [org, 'flows', flow, 'artifacts', fingerprint], at);
+    return reportedArtifactView(doc, inTrail, htmlUrl);
   }
 }
 
 /** An artifact's document (what was reported, by which flow and trail) with what its trail holds of it. */
-function reportedArtifactView(doc: Doc, inTrail: ArtifactView | undefined): ReportedArtifactView {
+function reportedArtifactView(
+  doc: Doc,
+  inTrail: ArtifactView | undefined,
+  htmlUrl: string,
+): ReportedArtifactView {
   return {
     org: doc.org as string,
     flow: doc.flow as string,
@@ -125,5 +133,6 @@ function reportedArtifactView(doc: Doc, inTrail: ArtifactView | undefined): Repo
     attestations: inTrail?.attestations ?? {},
     running: inTrail?.running ?? [],
     exited: inTrail?.exited ?? [],
+    html_url: htmlUrl,
   };
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { tagsOf } from '#des/kernel';
 import {
@@ -11,6 +11,7 @@ import {
   PageQuery,
   ReadModelsAt,
   Requires,
+  workspaceUrl,
 } from '#des/platform';
 import { docReads } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
@@ -72,7 +73,7 @@ export class TrailsController {
     );
     res.status(done.events[0]?.type === 'trail_reported' ? 201 : 200);
     const { view, template } = await this.trailReads.trailView(org, flow, body.name, undefined);
-    return trailAsShown(view, template);
+    return { ...trailAsShown(view, template), html_url: trailUrl(req, org, flow, body.name) };
   }
 
   @Get('trails/:org')
@@ -156,9 +157,10 @@ export class TrailsController {
     @Param('flow') flow: string,
     @Param('trail') trail: string,
     @Query() query: AtQuery,
+    @Req() req: Request,
   ): Promise<TrailShownView> {
     const { view, template } = await this.trailReads.trailView(org, flow, trail, query.at);
-    return trailAsShown(view, template);
+    return { ...trailAsShown(view, template), html_url: trailUrl(req, org, flow, trail, query.at) };
   }
 
   @Get('trails/:org/:flow/:trail/events')
@@ -214,4 +216,9 @@ function trailSummary(view: TrailView, template: FlowTemplate | null): TrailSumm
 function splitOnce(text: string, separator: string): [string, string] {
   const i = text.indexOf(separator);
   return [text.slice(0, i), text.slice(i + separator.length)];
+}
+
+/** The trail's page in the workspace, at an instant when one is given. */
+function trailUrl(req: Request, org: string, flow: string, trail: string, at?: number): string {
+  return workspaceUrl(req, [org, 'flows', flow, 'trails', trail], at);
 }

@@ -262,6 +262,10 @@ export class ReportedArtifactView extends TrailArtifactView {
   @ApiProperty() org!: string;
   @ApiProperty() flow!: string;
   @ApiProperty() trail!: string;
+  @ApiProperty({
+    description: 'The artifact in the workspace, at the instant read (`?at=` when one was asked)',
+  })
+  html_url!: string;
 }
 
 export class ComplianceView implements Compliance {
@@ -300,6 +304,8 @@ export class TrailShownView implements ReturnType<typeof trailAsShown> {
   @ApiProperty({ type: ComplianceView }) compliance_status!: ComplianceView;
   @ApiProperty({ enum: COMPLIANCE_STATUSES, description: 'The status alone, as the Kosli CLI reads it' })
   compliance_state!: ComplianceStatus;
+  @ApiProperty({ description: 'The trail in the workspace, at the instant read (`?at=` when one was asked)' })
+  html_url!: string;
 }
 
 /** A trail as the trail lists show it: its fields and its compliance. */
