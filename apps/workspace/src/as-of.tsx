@@ -9,7 +9,7 @@ export function useAsOf(): string | undefined {
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** An instant as a datetime-local input holds it: the viewer's own time zone. */
-function localInput(iso: string): string {
+export function localInput(iso: string): string {
   const d = new Date(iso);
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }

@@ -1,11 +1,12 @@
 import { type FormEvent, useState } from 'react';
-import { useNavigate } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import { answer, clientFor } from '../api';
 import { signIn } from '../session';
 
 /** Sign-in with an API key (a reader key is enough), checked against the organization before it is kept. */
 export function SignIn() {
   const navigate = useNavigate();
+  const [params] = useSearchParams();
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -29,7 +30,7 @@ export function SignIn() {
       return;
     }
     signIn(session);
-    navigate('/');
+    navigate(returnTo(params.get('next'), session.org));
   }
 
   return (
@@ -37,7 +38,13 @@ export function SignIn() {
       <h1>Delivery Evidence workspace</h1>
       <form onSubmit={submit} aria-describedby={problem ? 'sign-in-problem' : undefined}>
         <label htmlFor="org">Organization</label>
-        <input id="org" name="org" autoComplete="organization" required />
+        <input
+          id="org"
+          name="org"
+          autoComplete="organization"
+          defaultValue={params.get('org') ?? ''}
+          required
+        />
         <label htmlFor="key">API key</label>
         <input id="key" name="key" type="password" autoComplete="off" required />
         <p className="hint">
@@ -54,4 +61,12 @@ export function SignIn() {
       </form>
     </main>
   );
+}
+
+/** Back to the page that asked for a key, when it is a workspace page of that organization; else its home. */
+function returnTo(next: string | null, org: string): string {
+  const home = `/${encodeURIComponent(org)}`;
+  if (!next || !next.startsWith(`${home}`) || next.startsWith('//')) return home;
+  const rest = next.slice(home.length);
+  return rest === '' || rest.startsWith('/') || rest.startsWith('?') ? next : home;
 }
