@@ -306,12 +306,14 @@ describe('the evidence workspace in a real browser (embedded mode)', () => {
     // Back to now, then the diff from snapshot #1.
     await page.getByRole('button', { name: 'Now' }).click();
     await page.waitForURL(`${base}/ui/acme/environments/prod`);
+    await page.locator(`tr[data-fingerprint="${WEB2}"]`).waitFor();
     await page
       .locator('li[data-snapshot="1"]')
       .first()
       .getByRole('link', { name: /Diff from here \(snapshot #1\)/ })
       .click();
-    await page.locator('li[data-diff]').first().waitFor();
+    // Both sides are read before the diff shows: started web:2, exited web:1.
+    await page.locator('li[data-diff]').nth(1).waitFor();
     const diff = await page
       .locator('li[data-diff]')
       .evaluateAll((rows) =>

@@ -122,12 +122,17 @@ export class SqliteEventStore implements EventStore {
    * in position order, from what it holds.
    */
   private migrateChain(): void {
-    const columns = new Set(
-      (this.db.prepare('PRAGMA table_info(events)').all() as { name: string }[]).map((c) => c.name),
-    );
-    for (const column of CHAIN_COLUMNS) {
-      if (!columns.has(column.split(' ')[0])) this.db.exec(`ALTER TABLE events ADD COLUMN ${column}`);
-    }
+    // Under the write lock: processes started together on a new log each see the columns the first added.
+    this.db
+      .transaction(() => {
+        const columns = new Set(
+          (this.db.prepare('PRAGMA table_info(events)').all() as { name: string }[]).map((c) => c.name),
+        );
+        for (const column of CHAIN_COLUMNS) {
+          if (!columns.has(column.split(' ')[0])) this.db.exec(`ALTER TABLE events ADD COLUMN ${column}`);
+        }
+      })
+      .immediate();
     this.db.exec('CREATE INDEX IF NOT EXISTS events_by_org ON events (org, position)');
     const unchained = this.db.prepare("SELECT COUNT(*) AS n FROM events WHERE hash = ''").get() as {
       n: number;
