@@ -40,11 +40,33 @@ export function linkHashOfCanonical(
   previous: string,
   event: { stream: string; type: string; data: string; metadata: string; recordedAt: number },
 ): string {
-  const content =
-    `{"data":${event.data},"metadata":${event.metadata},"recorded_at":${canonicalJson(event.recordedAt)},` +
-    `"stream":${canonicalJson(event.stream)},"type":${canonicalJson(event.type)}}`;
-  return createHash('sha256').update(previous).update(content).digest('hex');
+  return createHash('sha256').update(previous).update(canonicalEventText(event)).digest('hex');
 }
+
+/**
+ * An event as the chain and the transparency log's leaves hash it: the
+ * canonical JSON (keys sorted) of its stream, type, data, metadata and
+ * recorded_at, from data and metadata already canonical.
+ */
+export const canonicalEventText = (event: {
+  stream: string;
+  type: string;
+  data: string;
+  metadata: string;
+  recordedAt: number;
+}): string =>
+  `{"data":${event.data},"metadata":${event.metadata},"recorded_at":${canonicalJson(event.recordedAt)},` +
+  `"stream":${canonicalJson(event.stream)},"type":${canonicalJson(event.type)}}`;
+
+/** The same text from a stored event (its data and metadata as objects). */
+export const canonicalTextOf = (event: {
+  stream: string;
+  type: string;
+  data: unknown;
+  metadata: unknown;
+  recordedAt: number;
+}): string =>
+  canonicalEventText({ ...event, data: canonicalJson(event.data), metadata: canonicalJson(event.metadata) });
 
 export interface LedgerHead {
   org: string;

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { canonicalTextOf, SqliteEventStore } from '#des/event-store';
+import {
+  consistencyProof,
+  entryPosition,
+  GrowingTree,
+  inclusionProof,
+  integratedSize,
+  leafHash,
+  rootAt,
+  TreeSequencer,
+  verifyConsistency,
+  verifyInclusion,
+  withKeptTree,
+} from '#des/ledger';
+
+import { MemoryReadStore, MongoReadStore, type ReadStore } from '#des/read-store';
+import { mongoEngine, uniqueName } from './support/engines';
+
+/** Appends `n` events for `org` (or for no organization), one stream each, as the service does. */
+async function appendEvents(store: SqliteEventStore, org: string | undefined, n: number, tag: string) {
+  for (let i = 0; i < n; i++) {
+    await store.append(
+      `test-${org ?? 'service'}/${tag}-${i}`,
+      [{ id: randomUUID(), type: 'thing_happened', data: { i, tag }, metadata: org ? { org } : {} }],
+      'no_stream',
+    );
+  }
+}
+
+/** The organization's events in log order, as the tree takes them: an independent tree over their texts. */
+async function expectedTree(store: SqliteEventStore, org: string) {
+  const tree = new GrowingTree();
+  const positions: number[] = [];
+  for (let after = 0; ;) {
+    const batch = await store.readAll(after, 500);
+    if (!batch.length) break;
+    for (const e of batch)
+      if (e.metadata.org === org) {
+        tree.append(leafHash(canonicalTextOf(e)));
+        positions.push(e.position);
+      }
+    after = batch[batch.length - 1].position;
+  }
+  return { tree, positions };
+}
+
+for (const kind of ['memory', 'mongodb'] as const) {
+  describe(`the transparency log's sequencer (${kind} read store)`, () => {
+    const stores: ReadStore[] = [];
+    const readStore = async (): Promise<ReadStore> => {
+      const store =
+        kind === 'memory'
+          ? new MemoryReadStore()
+          : await new MongoReadStore({
+              url: (await mongoEngine()).url,
+              database: uniqueName('ledger'),
+            }).connect();
+      stores.push(store);
+      return store;
+    };
+    after(async () => {
+      for (const s of stores) await s.close();
+    });
+
+    it("integrates each organization's events into its own tree, resumes after a restart, and proves from its tiles", async () => {
+      const events = new SqliteEventStore({
+        path: join(mkdtempSync(join(tmpdir(), 'des-ledger-')), 'events.db'),
+      });
+      const reads = await readStore();
+      await appendEvents(events, 'acme', 300, 'a');
+      await appendEvents(events, undefined, 5, 'service');
+      await appendEvents(events, 'globex', 40, 'g');
+      const first = new TreeSequencer(events, reads, 128);
+      await first.catchUp();
+      assert.equal(await integratedSize(reads, 'acme'), 300);
+      assert.equal(await integratedSize(reads, 'globex'), 40);
+
+      // A new sequencer (a restart, another process after the lease moved) goes on from what is kept.
+      await appendEvents(events, 'acme', 260, 'b');
+      const second = new TreeSequencer(events, reads, 100);
+      await second.catchUp();
+      const { tree, positions } = await expectedTree(events, 'acme');
+      assert.equal(await integratedSize(reads, 'acme'), 560);
+      for (const size of [1, 255, 256, 300, 513, 560])
+        assert.deepEqual(await withKeptTree(reads, 'acme', size, (t) => rootAt(t, size)), rootAt(tree, size));
+      const root = rootAt(tree, 560);
+      for (const index of [0, 299, 300, 559]) {
+        const proof = await withKeptTree(reads, 'acme', 560, (t) => inclusionProof(t, index, 560));
+        assert.deepEqual(proof, inclusionProof(tree, index, 560));
+        assert.ok(verifyInclusion(tree.perfect(0, index), index, 560, proof, root));
+        assert.equal(await entryPosition(reads, 'acme', index), positions[index]);
+      }
+      const consistency = await withKeptTree(reads, 'acme', 560, (t) => consistencyProof(t, 300, 560));
+      assert.ok(verifyConsistency(300, 560, consistency, rootAt(tree, 300), root));
+      assert.equal(await entryPosition(reads, 'acme', 560), null);
+      await events.close();
+    });
+
+    it('writes again what a crash left uncounted: tiles past the tree are cut to its size', async () => {
+      const events = new SqliteEventStore({
+        path: join(mkdtempSync(join(tmpdir(), 'des-ledger-')), 'events.db'),
+      });
+      const reads = await readStore();
+      await appendEvents(events, 'acme', 70, 'a');
+      await new TreeSequencer(events, reads, 50).catchUp();
+      // As if a batch had written its tiles and crashed before its tree and position: they say 50.
+      await reads.collection('ledger_trees').updateOne({ _id: 'acme' }, { $set: { size: 50, position: 50 } });
+      await reads.collection('ledger_sequencer').updateOne({ _id: 'sequencer' }, { $set: { position: 50 } });
+      await appendEvents(events, 'acme', 10, 'b');
+      await new TreeSequencer(events, reads, 50).catchUp();
+      const { tree } = await expectedTree(events, 'acme');
+      assert.equal(await integratedSize(reads, 'acme'), 80);
+      assert.deepEqual(await withKeptTree(reads, 'acme', 80, (t) => rootAt(t, 80)), rootAt(tree, 80));
+      await events.close();
+    });
+  });
+}
