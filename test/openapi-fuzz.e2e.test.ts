@@ -53,6 +53,9 @@ const SEMANTIC_400 = {
   'GET /api/v2/environments/{org}/{env}/audit_pdf': '`from` no later than `to`',
   'GET /api/v2/audit/{org}/changes': '`from` no later than `to`',
   'GET /api/v2/audit/{org}/changes/sample': '`from` no later than `to`',
+  'GET /api/v2/ledger/{org}/entries/{index}': 'an index within the latest checkpoint (the log, not a schema)',
+  'GET /api/v2/ledger/{org}/proofs/inclusion': 'an index and a tree size within the latest checkpoint',
+  'GET /api/v2/ledger/{org}/proofs/consistency': 'tree sizes within the latest checkpoint, `from` ≤ `to`',
 };
 const AT_IN_FUTURE = '`at` later than now (the past is known; the future is not): the clock, not a schema';
 

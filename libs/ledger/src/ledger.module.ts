@@ -1,9 +1,17 @@
 import { Module } from '@nestjs/common';
 import type { ServiceFeature } from '#des/platform';
+import { ledgerCheckpointsProjection } from './checkpoints.projection';
 import { LedgerController } from './ledger.controller';
+import { LedgerSequencerService } from './ledger-sequencer.service';
 
-/** Tamper evidence: the head of each organization's hash chain, now or at an instant. */
-@Module({ controllers: [LedgerController] })
+/**
+ * Tamper evidence: each organization's hash chain head, and its transparency
+ * log (RFC 9162 tree, signed checkpoints, proofs; ADR 0024).
+ */
+@Module({ controllers: [LedgerController], providers: [LedgerSequencerService] })
 export class LedgerModule {}
 
-export const ledgerFeature: ServiceFeature = { module: LedgerModule };
+export const ledgerFeature: ServiceFeature = {
+  module: LedgerModule,
+  projections: [ledgerCheckpointsProjection],
+};

@@ -36,6 +36,8 @@ interface OrgTree {
 export class TreeSequencer {
   private readonly trees = new Map<string, OrgTree>();
   private position?: number;
+  /** Organizations whose trees grew since `takeGrown`, with their sizes now (as kept). */
+  private readonly grown = new Map<string, number>();
 
   constructor(
     private readonly events: EventStore,
@@ -102,8 +104,18 @@ export class TreeSequencer {
     await this.reads
       .collection(LEDGER_SEQUENCER)
       .updateOne({ _id: 'sequencer' }, { $set: { position } }, { upsert: true });
-    for (const [, t] of touched) t.touched = false;
+    for (const [org, t] of touched) {
+      t.touched = false;
+      this.grown.set(org, t.size);
+    }
     this.position = position;
+  }
+
+  /** The organizations whose kept trees grew since the last call, with their sizes. */
+  takeGrown(): Map<string, number> {
+    const grown = new Map(this.grown);
+    this.grown.clear();
+    return grown;
   }
 
   private async bulk(collection: string, ops: { filter: object; update: object; upsert: boolean }[]) {

@@ -28,6 +28,8 @@ export interface Config {
   port: number;
   /** The address users reach the service at (behind a proxy), for the workspace links in answers. */
   publicUrl?: string;
+  /** The transparency log: its name (checkpoints' origin `<name>/<org>` and key name), how often it signs. */
+  ledger: { name: string; checkpointMs: number };
   dataDir: string;
   /** How long a write waits for the read models to reflect it. */
   readYourWritesTimeoutMs: number;
@@ -114,6 +116,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     port: Number(env.PORT ?? 8080),
     publicUrl: env.DES_PUBLIC_URL || undefined,
+    ledger: {
+      name: env.DES_LEDGER_NAME || 'delivery-evidence',
+      checkpointMs: Number(env.DES_LEDGER_CHECKPOINT_MS ?? 1000),
+    },
     dataDir,
     readYourWritesTimeoutMs: Number(env.DES_READ_YOUR_WRITES_TIMEOUT_MS ?? 5000),
     idempotencyClaimTimeoutMs: Number(env.DES_IDEMPOTENCY_CLAIM_TIMEOUT_MS ?? 120_000),

@@ -48,7 +48,7 @@ export { type TenantProgramsConfig } from './tenant-programs';
 export { TenantSources } from './tenant-sources';
 export { ReadModelProgress } from './read-model-progress';
 export { TokenBuckets } from './token-buckets';
-export { CONFIG, EVENT_STORE, JOBS, PDF_RENDERER, PROJECTION_PROGRESS, READ_STORE } from './tokens';
+export { CONFIG, EVENT_STORE, JOBS, PDF_RENDERER, PROJECTION_PROGRESS, READ_STORE, ROLE } from './tokens';
 export { UploadAdmission } from './upload-admission';
 export { NAME_PATTERN, NAME_PATTERN_MESSAGE, validationPipe } from './validation';
 export { ApiFileResponse } from './api-responses';

@@ -1,0 +1,163 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { type EventStore, UpcastingEventStore } from '#des/event-store';
+import {
+  CommandExecutor,
+  CONFIG,
+  type Config,
+  EVENT_STORE,
+  READ_STORE,
+  ROLE,
+  type Role,
+  runs,
+  ServiceKey,
+} from '#des/platform';
+import { Lease } from '#des/projections';
+import type { ReadStore } from '#des/read-store';
+import { checkpointDecider, checkpointStream } from './checkpoint.decider';
+import { LEDGER_CHECKPOINTS } from './checkpoints.projection';
+import { rootAt } from './merkle';
+import { checkpointText, type NoteSigner, noteSigner, signNote } from './signed-note';
+import { TreeSequencer, withKeptTree } from './tree-sequencer';
+
+/** The lease the one active sequencer holds in server mode. */
+export const SEQUENCER_LEASE = 'ledger-sequencer';
+const IDLE_MS = 100;
+
+/** The deployment's checkpoint signer: one Ed25519 key derived from the service key, the same in every process. */
+export function ledgerSigner(config: Config, key: ServiceKey): NoteSigner {
+  return noteSigner(config.ledger.name, key.derive('ledger checkpoint signing key'));
+}
+
+/**
+ * Runs the transparency log's sequencer in processes that play the projector
+ * role (under its own lease in server mode: one active at a time), and signs
+ * a checkpoint of each organization's tree when it has grown, at most every
+ * DES_LEDGER_CHECKPOINT_MS (ADR 0024).
+ */
+@Injectable()
+export class LedgerSequencerService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('ledger');
+  private sequencer?: TreeSequencer;
+  private running?: Promise<void>;
+  private stopped = false;
+  private wake?: () => void;
+  private lastSigned = 0;
+  /** Organizations grown since their last checkpoint, with their sizes. */
+  private readonly pending = new Map<string, number>();
+  private readonly signer: NoteSigner;
+  private readonly lease?: Lease;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(ROLE) private readonly role: Role,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly executor: CommandExecutor,
+    key: ServiceKey,
+  ) {
+    this.signer = ledgerSigner(config, key);
+    if (reads.kind === 'mongodb') this.lease = new Lease(reads, SEQUENCER_LEASE, config.projectorLeaseMs);
+  }
+
+  onApplicationBootstrap(): void {
+    if (!runs(this.role, 'projector') || this.role === 'cli') return;
+    this.running = this.loop();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.running;
+    await this.lease?.release().catch(() => undefined);
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        if (!(await this.holdsLease())) {
+          // Another process sequences: what this one knew may be stale when the lease comes back.
+          this.sequencer = undefined;
+          this.pending.clear();
+        } else {
+          this.sequencer ??= new TreeSequencer(storedAsWritten(this.events), this.reads);
+          let read = 0;
+          do {
+            read = await this.sequencer.step();
+            for (const [org, size] of this.sequencer.takeGrown()) this.pending.set(org, size);
+          } while (read > 0 && !this.stopped && !this.leaseRunningOut());
+          if (this.pending.size && Date.now() - this.lastSigned >= this.config.ledger.checkpointMs)
+            await this.signCheckpoints();
+        }
+      } catch (error) {
+        this.logger.error(
+          { err: error },
+          'the ledger sequencer failed a step; it starts again from what is kept',
+        );
+        this.sequencer = undefined;
+      }
+      await this.idle();
+    }
+  }
+
+  private leaseHeldAt = 0;
+  /** Takes or renews the lease (server mode), a third of its time before it lapses; true while held. */
+  private async holdsLease(): Promise<boolean> {
+    if (!this.lease) return true;
+    if (Date.now() - this.leaseHeldAt < this.config.projectorLeaseMs / 3) return true;
+    if (!(await this.lease.acquire())) return false;
+    this.leaseHeldAt = Date.now();
+    return true;
+  }
+
+  /** A long catch-up stops now and then to renew the lease. */
+  private leaseStartedAt = Date.now();
+  private leaseRunningOut(): boolean {
+    if (!this.lease) return false;
+    if (Date.now() - this.leaseStartedAt < this.config.projectorLeaseMs / 3) return false;
+    this.leaseStartedAt = Date.now();
+    return true;
+  }
+
+  private async signCheckpoints(): Promise<void> {
+    this.lastSigned = Date.now();
+    for (const [org, treeSize] of [...this.pending]) {
+      const rootHash = await withKeptTree(this.reads, org, treeSize, (t) => rootAt(t, treeSize));
+      const origin = `${this.config.ledger.name}/${org}`;
+      const note = signNote(checkpointText({ origin, treeSize, rootHash }), this.signer);
+      await this.executor.execute(
+        checkpointStream(org),
+        checkpointDecider,
+        { org, origin, treeSize, rootHash: rootHash.toString('base64'), note },
+        { actor: { kind: 'system', name: 'ledger-sequencer' } },
+        { standalone: true, awaitReadModels: false },
+      );
+      this.pending.delete(org);
+    }
+  }
+
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, IDLE_MS);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  /** The latest checkpoint of an organization kept by `at` (UNIX seconds), or now. */
+  static async latestCheckpoint(reads: ReadStore, org: string, at?: number) {
+    const [doc] = await reads
+      .collection(LEDGER_CHECKPOINTS)
+      .find(at === undefined ? { org } : { org, recorded_at: { $lte: at } }, {
+        sort: { tree_size: -1 },
+        limit: 1,
+      });
+    return doc ?? null;
+  }
+}
+
+/** The log as written: leaves hash the stored bytes, never a later schema's reading of them (ADR 0016). */
+export function storedAsWritten(events: EventStore): EventStore {
+  return events instanceof UpcastingEventStore ? events.inner : events;
+}

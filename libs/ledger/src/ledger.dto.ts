@@ -1,0 +1,90 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+const MAX_INDEX = 2 ** 48;
+const integer = (name: string, min: number) => `${name} must be an integer from ${min}`;
+
+export class LedgerKeyView {
+  @ApiProperty({ description: 'The key name: the signature lines of every checkpoint name it' })
+  name!: string;
+  @ApiProperty({ description: 'The Ed25519 public key, 32 raw bytes in base64' }) public_key!: string;
+  @ApiProperty({ description: 'The C2SP verifier key: `<name>+<hex key hash>+<base64(0x01 ‖ public key)>`' })
+  vkey!: string;
+}
+
+export class CheckpointView {
+  @ApiProperty({ description: '`<ledger name>/<org>`' }) origin!: string;
+  @ApiProperty({ description: "Leaves in the organization's tree: its events, in log order" })
+  tree_size!: number;
+  @ApiProperty({ description: 'RFC 9162 root hash of the tree, base64' }) root_hash!: string;
+  @ApiProperty({ description: 'The C2SP signed note: the checkpoint body, a blank line, its signature' })
+  note!: string;
+  @ApiProperty({ description: 'When it was kept; UNIX seconds' }) recorded_at!: number;
+}
+
+export class LedgerEntryView {
+  @ApiProperty({ description: "The leaf's index in the organization's tree" }) index!: number;
+  @ApiProperty({ description: "The event's log position" }) position!: number;
+  @ApiProperty({ description: 'The exact text hashed: the canonical JSON of the event as stored' })
+  canonical!: string;
+  @ApiProperty({ description: 'SHA-256(0x00 ‖ canonical), base64' }) leaf_hash!: string;
+}
+
+export class InclusionProofView {
+  @ApiProperty() index!: number;
+  @ApiProperty() tree_size!: number;
+  @ApiProperty({ description: 'base64' }) leaf_hash!: string;
+  @ApiProperty({ type: [String], description: 'The audit path, leaf to root (RFC 9162 §2.1.3), base64' })
+  hashes!: string[];
+}
+
+export class ConsistencyProofView {
+  @ApiProperty() from!: number;
+  @ApiProperty() to!: number;
+  @ApiProperty({ type: [String], description: 'RFC 9162 §2.1.4, base64' }) hashes!: string[];
+}
+
+export class InclusionQuery {
+  @ApiProperty({ minimum: 0, maximum: MAX_INDEX, type: 'integer', description: 'The leaf' })
+  @Type(() => Number)
+  @IsInt({ message: integer('index', 0) })
+  @Min(0, { message: integer('index', 0) })
+  @Max(MAX_INDEX, { message: integer('index', 0) })
+  index!: number;
+
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: MAX_INDEX,
+    type: 'integer',
+    description: 'The tree the proof is against (default: the latest checkpoint)',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: integer('tree_size', 1) })
+  @Min(1, { message: integer('tree_size', 1) })
+  @Max(MAX_INDEX, { message: integer('tree_size', 1) })
+  tree_size?: number;
+}
+
+export class ConsistencyQuery {
+  @ApiProperty({ minimum: 1, maximum: MAX_INDEX, type: 'integer', description: 'The older tree size' })
+  @Type(() => Number)
+  @IsInt({ message: integer('from', 1) })
+  @Min(1, { message: integer('from', 1) })
+  @Max(MAX_INDEX, { message: integer('from', 1) })
+  from!: number;
+
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: MAX_INDEX,
+    type: 'integer',
+    description: 'The newer tree size (default: the latest checkpoint)',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: integer('to', 1) })
+  @Min(1, { message: integer('to', 1) })
+  @Max(MAX_INDEX, { message: integer('to', 1) })
+  to?: number;
+}
