@@ -1,34 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { type EventStore, UpcastingEventStore } from '#des/event-store';
 import { rootFromPath, rootsFromSubproof } from '#des/ledger/testing';
-import { EVENT_STORE } from '#des/platform';
 import { type Mode, modeEnv, startApp, type TestApp } from './support/app';
-import { eventually } from './support/processes';
-
-interface Checkpoint {
-  origin: string;
-  tree_size: number;
-  root_hash: string;
-  note: string;
-  recorded_at: number;
-}
+import { type Checkpoint, checkpointCovering } from './support/ledger';
 
 const b64 = (s: string) => Buffer.from(s, 'base64');
-
-/** The organization's events in the log as stored, counted: the size its tree reaches. */
-async function eventsOf(t: TestApp, org: string): Promise<number> {
-  const store = t.app.get<symbol, EventStore>(EVENT_STORE);
-  const raw = store instanceof UpcastingEventStore ? store.inner : store;
-  let n = 0;
-  for (let after = 0; ;) {
-    const batch = await raw.readAll(after, 1000);
-    if (!batch.length) return n;
-    n += batch.filter((e) => e.metadata.org === org).length;
-    after = batch[batch.length - 1].position;
-  }
-}
 
 /** Checks a C2SP signed note against a verifier key, by the spec (not the service's code): its text. */
 function openedBy(note: string, vkey: string): string {
@@ -60,17 +37,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     let t: TestApp;
     let first: Checkpoint;
 
-    /** The latest checkpoint, once it covers every event of the organization so far. */
-    const covering = async (): Promise<Checkpoint> => {
-      const size = await eventsOf(t, 'acme');
-      return eventually(
-        async () => {
-          const res = await t.http.get('/api/v2/ledger/acme/checkpoint');
-          return res.status === 200 ? (res.body as Checkpoint) : undefined;
-        },
-        (latest) => latest?.tree_size === size,
-      ) as Promise<Checkpoint>;
-    };
+    const covering = () => checkpointCovering(t, 'acme');
 
     before(async () => {
       t = await startApp({ mode, env: await modeEnv(mode, { DES_LEDGER_CHECKPOINT_MS: '200' }) });

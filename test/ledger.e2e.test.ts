@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { modeEnv, startApp, TestApp } from './support/app';
+import { checkpointCovering } from './support/ledger';
 import { APPS } from './support/processes';
 import { clockPast, stepInstant, wallClock } from './support/time-travel';
 import { binary, textOf } from './support/pdf';
@@ -60,13 +61,22 @@ describe('tamper evidence: the hash chain, its head, verify (embedded mode)', ()
     assert.equal(past.status, 404, 'the trail did not exist yet');
   });
 
-  it('`verify` recomputes every chain, prints the heads, and names the first altered event', async () => {
+  it('`verify` recomputes every chain and tree, checks the checkpoints, and names the first altered event', async () => {
     const head = (await t.http.get('/api/v2/ledger/acme/head')).body;
+    // Every event of acme under a signed checkpoint before the service stops.
+    const checkpoint = await checkpointCovering(t, 'acme');
     await t.close();
     const ok = cli('verify', 'acme');
-    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, new RegExp(`acme: \\d+ events, head at position ${head.position}: ${head.hash}`));
     assert.match(ok.stdout, /every chain intact/);
+    assert.match(
+      ok.stdout,
+      new RegExp(
+        `acme: tree of ${checkpoint.tree_size} events, \\d+ signed checkpoint\\(s\\), every one holds`,
+      ),
+    );
+    assert.match(ok.stdout, /every checkpoint holds/);
 
     // One byte of the attestation's stored description, changed behind the service's back.
     const path = t.config.eventStore.kind === 'sqlite' ? t.config.eventStore.path : '';
@@ -89,6 +99,12 @@ describe('tamper evidence: the hash chain, its head, verify (embedded mode)', ()
       ),
     );
     assert.match(broken.stdout, /1 broken chain\(s\)/);
+    const [, from, to] =
+      /CHECKPOINT FAILS at position \d+ \(tree size \d+\): its root \S+ is not the root the log makes, \S+; the change is among its events \d+\.\.\d+ \(log positions (\d+)\.\.(\d+)\)/.exec(
+        broken.stdout,
+      ) ?? [];
+    assert.ok(from && Number(from) <= row.position && row.position <= Number(to), broken.stdout);
+    assert.match(broken.stdout, /1 tree\(s\) with a failing checkpoint/);
     t = await startApp({ mode: 'embedded', env, bootstrap: false, key: t.key });
   });
 });

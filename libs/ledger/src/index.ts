@@ -13,3 +13,5 @@ export {
 export { checkpointText, noteSigner, openNote, parseCheckpoint, parseVkey, signNote } from './signed-note';
 export { tileKey, tilesNeeded, TileTree, TileWriter } from './tiles';
 export { entryPosition, integratedSize, TreeSequencer, withKeptTree } from './tree-sequencer';
+export { ledgerSigner } from './ledger-sequencer.service';
+export { verifyTrees, type TreeReport } from './verify-trees';

@@ -1,0 +1,37 @@
+import { type EventStore, UpcastingEventStore } from '#des/event-store';
+import { EVENT_STORE } from '#des/platform';
+import type { TestApp } from './app';
+import { eventually } from './processes';
+
+/** An organization's events in the log as stored, counted: the size its tree reaches. */
+export async function eventsOf(t: TestApp, org: string): Promise<number> {
+  const store = t.app.get<symbol, EventStore>(EVENT_STORE);
+  const raw = store instanceof UpcastingEventStore ? store.inner : store;
+  let n = 0;
+  for (let after = 0; ;) {
+    const batch = await raw.readAll(after, 1000);
+    if (!batch.length) return n;
+    n += batch.filter((e) => e.metadata.org === org).length;
+    after = batch[batch.length - 1].position;
+  }
+}
+
+export interface Checkpoint {
+  origin: string;
+  tree_size: number;
+  root_hash: string;
+  note: string;
+  recorded_at: number;
+}
+
+/** The organization's latest checkpoint, once it covers every event of it so far. */
+export async function checkpointCovering(t: TestApp, org: string): Promise<Checkpoint> {
+  const size = await eventsOf(t, org);
+  return eventually(
+    async () => {
+      const res = await t.http.get(`/api/v2/ledger/${org}/checkpoint`);
+      return res.status === 200 ? (res.body as Checkpoint) : undefined;
+    },
+    (latest) => latest?.tree_size === size,
+  ) as Promise<Checkpoint>;
+}
