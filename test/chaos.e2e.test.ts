@@ -4,6 +4,7 @@ import { after, describe, it } from 'node:test';
 import request from 'supertest';
 import fc from 'fast-check';
 import { SqliteEventStore, type StoredEvent } from '#des/event-store';
+import { rootsFromSubproof } from '#des/ledger/testing';
 import { codeFingerprint } from '#des/platform';
 import { CHECKPOINTS, CheckpointPoller, Projector } from '#des/projections';
 import { loadReadModels, MemoryReadStore, MongoReadStore, type ReadStore } from '#des/read-store';
@@ -53,6 +54,65 @@ const POLICY = { files: { 'policy.rego': 'package policy\nimport rego.v1\ndefaul
 const collections = [...new Set(allProjections.flatMap((p) => p.collections.map((c) => c.name)))].filter(
   (c) => c !== CHECKPOINTS,
 );
+
+/**
+ * The transparency log went on through the kills (the sequencer runs in the
+ * killed processes): a checkpoint comes to cover every event of the
+ * organization, each checkpoint kept is of a larger tree than the one before,
+ * and the latest is proved consistent with every earlier one, by an
+ * independent reading of RFC 9162.
+ */
+async function assertCheckpointsConsistent(
+  base: string,
+  auth: { Authorization: string },
+  path: string,
+  send: (call: () => request.Test) => Promise<request.Response>,
+) {
+  const store = new SqliteEventStore({ path });
+  try {
+    const get = (url: string) => send(() => request(base).get(url).set(auth));
+    let log: StoredEvent[] = [];
+    const { latest } = await eventually(
+      async () => {
+        log = await readWholeLog(store);
+        const res = await get('/api/v2/ledger/acme/checkpoint');
+        const events = log.filter((e) => e.metadata.org === 'acme').length;
+        return { events, latest: res.status === 200 ? res.body : res.text };
+      },
+      ({ events, latest }) => latest?.tree_size === events,
+      60_000,
+    );
+    const kept = log
+      .filter((e) => e.type === 'ledger_checkpoint_signed' && e.data.org === 'acme')
+      .map((e) => e.data as { tree_size: number; root_hash: string });
+    assert.ok(kept.length >= 1);
+    kept.forEach((c, i) =>
+      assert.ok(i === 0 || c.tree_size > kept[i - 1].tree_size, 'checkpoints only grow'),
+    );
+    for (const earlier of kept.slice(0, -1)) {
+      const proof = await get(`/api/v2/ledger/acme/proofs/consistency?from=${earlier.tree_size}`);
+      assert.equal(proof.status, 200, proof.text);
+      const b = (h: string) => Buffer.from(h, 'base64');
+      const roots = rootsFromSubproof(
+        earlier.tree_size,
+        latest.tree_size,
+        (proof.body.hashes as string[]).map(b),
+        true,
+        b(earlier.root_hash),
+      );
+      assert.deepEqual(
+        [roots?.before.toString('base64'), roots?.after.toString('base64')],
+        [earlier.root_hash, latest.root_hash],
+        `checkpoint of ${earlier.tree_size} events`,
+      );
+    }
+    console.log(
+      `# chaos: ${kept.length} checkpoints kept through the kills, each consistent with the latest`,
+    );
+  } finally {
+    await store.close();
+  }
+}
 
 /** Every read model equals the one a full rebuild from the log makes. */
 async function assertRebuildEquals(live: ReadStore, log: SqliteEventStore, rebuilt: ReadStore) {
@@ -226,6 +286,7 @@ for (const mode of ['server', 'embedded'] as Mode[]) {
       );
       const trail = await send(() => request(base).get('/api/v2/trails/acme/shop/t1').set(auth));
       assert.deepEqual(Object.keys(trail.body.attestations).sort(), [...attestations].sort());
+      await assertCheckpointsConsistent(base, auth, join(env.DES_DATA_DIR!, 'events.db'), send);
 
       const events = new SqliteEventStore({ path: join(env.DES_DATA_DIR!, 'events.db') });
       let live: ReadStore | undefined;

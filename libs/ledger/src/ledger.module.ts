@@ -8,7 +8,11 @@ import { LedgerSequencerService } from './ledger-sequencer.service';
  * Tamper evidence: each organization's hash chain head, and its transparency
  * log (RFC 9162 tree, signed checkpoints, proofs; ADR 0024).
  */
-@Module({ controllers: [LedgerController], providers: [LedgerSequencerService] })
+/** The sequencer alone, for the projector process (which serves no HTTP). */
+@Module({ providers: [LedgerSequencerService] })
+export class LedgerSequencerModule {}
+
+@Module({ imports: [LedgerSequencerModule], controllers: [LedgerController] })
 export class LedgerModule {}
 
 export const ledgerFeature: ServiceFeature = {

@@ -14,7 +14,7 @@ import { controlsFeature } from '#des/controls';
 import { tagsFeature } from '#des/tags';
 import { policiesFeature } from '#des/policies';
 import { actionsFeature } from '#des/actions';
-import { ledgerFeature } from '#des/ledger';
+import { ledgerFeature, LedgerSequencerModule } from '#des/ledger';
 import { kosliCompatFeature } from '#des/kosli-compat';
 import { auditFeature } from '#des/audit';
 
@@ -54,6 +54,9 @@ export const allUpcasters: Upcaster[] = features.flatMap((f) => f.upcasters ?? [
 export const allQueueConsumers: Type<QueueConsumer>[] = features.flatMap((f) => f.queueConsumers ?? []);
 
 /** The feature modules that provide the queue consumers (what a worker process loads). */
+/** What the projector process runs besides the projections: the transparency log's sequencer. */
+export const projectorFeatureModules: Type[] = [LedgerSequencerModule];
+
 export const workerFeatureModules: Type[] = [
   // Workers schedule each organization's jobs by its own limits, not only the defaults.
   TenantAccountingModule,

@@ -4,6 +4,7 @@ export {
   allQueueConsumers,
   allReactions,
   allUpcasters,
+  projectorFeatureModules,
   workerFeatureModules,
 } from './features';
 export { createHttpApp } from './http-app';
