@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { canonicalTextOf, SqliteEventStore } from '#des/event-store';
+import { after, describe, it, test } from 'node:test';
+import { canonicalTextOf, type EventStore, KurrentDbEventStore, SqliteEventStore } from '#des/event-store';
 import {
   consistencyProof,
   entryPosition,
@@ -23,7 +23,7 @@ import { MemoryReadStore, MongoReadStore, type ReadStore } from '#des/read-store
 import { mongoEngine, uniqueName } from './support/engines';
 
 /** Appends `n` events for `org` (or for no organization), one stream each, as the service does. */
-async function appendEvents(store: SqliteEventStore, org: string | undefined, n: number, tag: string) {
+async function appendEvents(store: EventStore, org: string | undefined, n: number, tag: string) {
   for (let i = 0; i < n; i++) {
     await store.append(
       `test-${org ?? 'service'}/${tag}-${i}`,
@@ -34,7 +34,7 @@ async function appendEvents(store: SqliteEventStore, org: string | undefined, n:
 }
 
 /** The organization's events in log order, as the tree takes them: an independent tree over their texts. */
-async function expectedTree(store: SqliteEventStore, org: string) {
+async function expectedTree(store: EventStore, org: string) {
   const tree = new GrowingTree();
   const positions: number[] = [];
   for (let after = 0; ;) {
@@ -50,8 +50,28 @@ async function expectedTree(store: SqliteEventStore, org: string) {
   return { tree, positions };
 }
 
-for (const kind of ['memory', 'mongodb'] as const) {
-  describe(`the transparency log's sequencer (${kind} read store)`, () => {
+const kurrentUrl = process.env.KURRENTDB_URL;
+const sqlite = () =>
+  new SqliteEventStore({ path: join(mkdtempSync(join(tmpdir(), 'des-ledger-')), 'events.db') });
+const runs: { log: string; kind: 'memory' | 'mongodb'; open: () => EventStore }[] = [
+  { log: 'SQLite', kind: 'memory', open: sqlite },
+  { log: 'SQLite', kind: 'mongodb', open: sqlite },
+  ...(kurrentUrl
+    ? [{ log: 'KurrentDB', kind: 'memory' as const, open: () => new KurrentDbEventStore(kurrentUrl) }]
+    : []),
+];
+if (!kurrentUrl)
+  test(
+    "the transparency log's sequencer on KurrentDB",
+    { skip: 'SKIPPED: KURRENTDB_URL is not set, no KurrentDB server to test against' },
+    () => {},
+  );
+
+for (const { log, kind, open } of runs) {
+  describe(`the transparency log's sequencer (${log} log, ${kind} read store)`, () => {
+    // A KurrentDB server is shared: each run's organizations are its own.
+    const acme = `acme-${randomUUID().slice(0, 8)}`;
+    const globex = `globex-${randomUUID().slice(0, 8)}`;
     const stores: ReadStore[] = [];
     const readStore = async (): Promise<ReadStore> => {
       const store =
@@ -73,32 +93,32 @@ for (const kind of ['memory', 'mongodb'] as const) {
         path: join(mkdtempSync(join(tmpdir(), 'des-ledger-')), 'events.db'),
       });
       const reads = await readStore();
-      await appendEvents(events, 'acme', 300, 'a');
+      await appendEvents(events, acme, 300, 'a');
       await appendEvents(events, undefined, 5, 'service');
-      await appendEvents(events, 'globex', 40, 'g');
+      await appendEvents(events, globex, 40, 'g');
       const first = new TreeSequencer(events, reads, 128);
       await first.catchUp();
-      assert.equal(await integratedSize(reads, 'acme'), 300);
-      assert.equal(await integratedSize(reads, 'globex'), 40);
+      assert.equal(await integratedSize(reads, acme), 300);
+      assert.equal(await integratedSize(reads, globex), 40);
 
       // A new sequencer (a restart, another process after the lease moved) goes on from what is kept.
-      await appendEvents(events, 'acme', 260, 'b');
+      await appendEvents(events, acme, 260, 'b');
       const second = new TreeSequencer(events, reads, 100);
       await second.catchUp();
-      const { tree, positions } = await expectedTree(events, 'acme');
-      assert.equal(await integratedSize(reads, 'acme'), 560);
+      const { tree, positions } = await expectedTree(events, acme);
+      assert.equal(await integratedSize(reads, acme), 560);
       for (const size of [1, 255, 256, 300, 513, 560])
-        assert.deepEqual(await withKeptTree(reads, 'acme', size, (t) => rootAt(t, size)), rootAt(tree, size));
+        assert.deepEqual(await withKeptTree(reads, acme, size, (t) => rootAt(t, size)), rootAt(tree, size));
       const root = rootAt(tree, 560);
       for (const index of [0, 299, 300, 559]) {
-        const proof = await withKeptTree(reads, 'acme', 560, (t) => inclusionProof(t, index, 560));
+        const proof = await withKeptTree(reads, acme, 560, (t) => inclusionProof(t, index, 560));
         assert.deepEqual(proof, inclusionProof(tree, index, 560));
         assert.ok(verifyInclusion(tree.perfect(0, index), index, 560, proof, root));
-        assert.equal(await entryPosition(reads, 'acme', index), positions[index]);
+        assert.equal(await entryPosition(reads, acme, index), positions[index]);
       }
-      const consistency = await withKeptTree(reads, 'acme', 560, (t) => consistencyProof(t, 300, 560));
+      const consistency = await withKeptTree(reads, acme, 560, (t) => consistencyProof(t, 300, 560));
       assert.ok(verifyConsistency(300, 560, consistency, rootAt(tree, 300), root));
-      assert.equal(await entryPosition(reads, 'acme', 560), null);
+      assert.equal(await entryPosition(reads, acme, 560), null);
       await events.close();
     });
 
@@ -107,16 +127,17 @@ for (const kind of ['memory', 'mongodb'] as const) {
         path: join(mkdtempSync(join(tmpdir(), 'des-ledger-')), 'events.db'),
       });
       const reads = await readStore();
-      await appendEvents(events, 'acme', 70, 'a');
+      await appendEvents(events, acme, 70, 'a');
       await new TreeSequencer(events, reads, 50).catchUp();
-      // As if a batch had written its tiles and crashed before its tree and position: they say 50.
-      await reads.collection('ledger_trees').updateOne({ _id: 'acme' }, { $set: { size: 50, position: 50 } });
-      await reads.collection('ledger_sequencer').updateOne({ _id: 'sequencer' }, { $set: { position: 50 } });
-      await appendEvents(events, 'acme', 10, 'b');
+      // As if a batch had written its tiles and crashed before its tree and position: they say 50 events.
+      const cut = (await expectedTree(events, acme)).positions[49];
+      await reads.collection('ledger_trees').updateOne({ _id: acme }, { $set: { size: 50, position: cut } });
+      await reads.collection('ledger_sequencer').updateOne({ _id: 'sequencer' }, { $set: { position: cut } });
+      await appendEvents(events, acme, 10, 'b');
       await new TreeSequencer(events, reads, 50).catchUp();
-      const { tree } = await expectedTree(events, 'acme');
-      assert.equal(await integratedSize(reads, 'acme'), 80);
-      assert.deepEqual(await withKeptTree(reads, 'acme', 80, (t) => rootAt(t, 80)), rootAt(tree, 80));
+      const { tree } = await expectedTree(events, acme);
+      assert.equal(await integratedSize(reads, acme), 80);
+      assert.deepEqual(await withKeptTree(reads, acme, 80, (t) => rootAt(t, 80)), rootAt(tree, 80));
       await events.close();
     });
   });
