@@ -61,6 +61,31 @@ describe('tamper evidence: the hash chain, its head, verify (embedded mode)', ()
     assert.equal(past.status, 404, 'the trail did not exist yet');
   });
 
+  it('prints the signed checkpoint covering its instant in the audit PDFs, with the calls that check it', async () => {
+    await t.http.put('/api/v2/environments/acme').send({ name: 'prod', type: 'K8S' }).expect(201);
+    const checkpoint = await checkpointCovering(t, 'acme');
+    const at = checkpoint.recorded_at;
+    for (const path of ['/api/v2/trails/acme/pay/r1/audit_pdf', '/api/v2/environments/acme/prod/audit_pdf']) {
+      const pdf = await t.http.get(path).query({ at }).buffer(true).parse(binary);
+      assert.equal(pdf.status, 200, path);
+      const text = textOf(pdf.body as Buffer).replace(/\s+/g, ' ');
+      const printed =
+        /Signed checkpoint Tree size (\d+), root (\S+) ?, signed .*? \((\d+) events by this instant\)/.exec(
+          text,
+        );
+      assert.ok(printed, text.slice(0, 1500));
+      const [, size, root, leaves] = printed;
+      // The history up to the instant: every event recorded by then, under the first checkpoint that holds them.
+      assert.ok(Number(size) >= Number(leaves), `${size} ≥ ${leaves}`);
+      const kept = (await t.http.get('/api/v2/ledger/acme/checkpoint').query({ at }).expect(200)).body;
+      if (path.includes('trails')) assert.deepEqual([Number(size), root], [kept.tree_size, kept.root_hash]);
+      assert.match(
+        text,
+        /Check: GET \/api\/v2\/ledger\/acme\/checkpoint\?at=\d+\.\d{6} answers this checkpoint/,
+      );
+    }
+  });
+
   it('`verify` recomputes every chain and tree, checks the checkpoints, and names the first altered event', async () => {
     const head = (await t.http.get('/api/v2/ledger/acme/head')).body;
     // Every event of acme under a signed checkpoint before the service stops.

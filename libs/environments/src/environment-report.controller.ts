@@ -13,9 +13,12 @@ import {
   PDF_RENDERER,
   periodOf,
   pinnedNow,
+  READ_STORE,
   ReadModelsAt,
   Requires,
 } from '#des/platform';
+import { checkpointCovering } from '#des/ledger';
+import type { ReadStore } from '#des/read-store';
 import type { PdfRenderer } from '#des/reports';
 import { snapshotView } from './compliance-model';
 import { environmentReportFrame, environmentReportHtml } from './environment-report';
@@ -51,6 +54,7 @@ export class EnvironmentReportController {
   constructor(
     @Inject(PDF_RENDERER) private readonly pdf: PdfRenderer,
     @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(READ_STORE) private readonly live: ReadStore,
     private readonly readModelsAt: ReadModelsAt,
   ) {}
 
@@ -90,6 +94,7 @@ export class EnvironmentReportController {
         .find({ org, environment: env }, { sort: { index: -1 }, limit: REPORT_ROWS }),
       this.events.ledgerHead(org, { untilRecordedAt: secondsToMicros(instant) }),
     ]);
+    const checkpoint = await checkpointCovering(this.events, this.live, org, instant);
     const report = {
       org,
       environment: {
@@ -118,6 +123,7 @@ export class EnvironmentReportController {
         };
       }),
       ledger,
+      checkpoint,
     };
     const pdf = await this.pdf.render(environmentReportHtml(report), environmentReportFrame(report));
     res

@@ -2,6 +2,7 @@ import { isoMicros } from '#des/kernel';
 import {
   exactInstant,
   html,
+  checkpointCell,
   ledgerHeadCell,
   metaTable,
   reportPage,
@@ -30,6 +31,8 @@ export interface EnvironmentReport {
   /** Every snapshot up to the instant, newest first. */
   snapshots: { index: number; timestamp: number; compliant: boolean; artifacts: number }[];
   ledger: { position: number; hash: string } | undefined;
+  /** The transparency log's signed checkpoint covering the instant. */
+  checkpoint?: Parameters<typeof checkpointCell>[1];
 }
 
 /** Why an artifact is (not) compliant, in the compliance model's terms. */
@@ -98,6 +101,7 @@ export function environmentReportHtml(r: EnvironmentReport): string {
         ['Changes from / to', `${isoMicros(r.period.from)} / ${isoMicros(r.period.to)}`],
         ['Generated', when(r.generatedAt)],
         ['Ledger head', ledgerHeadCell(r.org, r.instant, r.ledger)],
+        ['Signed checkpoint', checkpointCell(r.org, r.checkpoint ?? null)],
       ])}
       <h2>What ran at ${isoMicros(r.instant)}</h2>
       ${

@@ -15,3 +15,4 @@ export { tileKey, tilesNeeded, TileTree, TileWriter } from './tiles';
 export { entryPosition, integratedSize, TreeSequencer, withKeptTree } from './tree-sequencer';
 export { ledgerSigner } from './ledger-sequencer.service';
 export { verifyTrees, type TreeReport } from './verify-trees';
+export { checkpointCovering, type CoveringCheckpoint } from './checkpoint-covering';

@@ -3,6 +3,7 @@ export { SafeHtml, html } from './html';
 export { ChromiumPdfRenderer, type PageFrame, type PdfRenderer } from './pdf-renderer';
 export {
   exactInstant,
+  checkpointCell,
   ledgerHeadCell,
   metaTable,
   REPORT_STYLE,

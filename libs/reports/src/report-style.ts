@@ -150,3 +150,35 @@ export function ledgerHeadCell(
       position</span
     >`;
 }
+
+/**
+ * The transparency log's signed checkpoint covering the organization's
+ * history up to the instant shown, and how to check it; or, printed before
+ * one was signed, which checkpoint will.
+ */
+export function checkpointCell(
+  org: string,
+  covering: {
+    leaves: number;
+    checkpoint: { tree_size: number; root_hash: string; recorded_at: number } | null;
+  } | null,
+): SafeHtml | undefined {
+  if (!covering) return undefined;
+  const { leaves, checkpoint } = covering;
+  if (!checkpoint)
+    return html`${String(leaves)} events by this instant, not yet under a signed checkpoint when printed<br />
+      <span class="small"
+        >Check: the first <code>GET /api/v2/ledger/${org}/checkpoint</code> of tree size ${String(leaves)} or
+        more covers them; <code>…/proofs/inclusion?index=${String(Math.max(leaves - 1, 0))}</code> proves the
+        last</span
+      >`;
+  return html`Tree size ${String(checkpoint.tree_size)}, root <code>${checkpoint.root_hash}</code>, signed
+    ${when(checkpoint.recorded_at)} (${String(leaves)} events by this instant)<br />
+    <span class="small"
+      >Check:
+      <code>GET /api/v2/ledger/${org}/checkpoint?at=${unixMicros(checkpoint.recorded_at)}</code> answers this
+      checkpoint with its signed note, and
+      <code>…/proofs/consistency?from=${String(checkpoint.tree_size)}</code> proves any later one extends
+      it</span
+    >`;
+}

@@ -2,6 +2,7 @@ import { isoMicros } from '#des/kernel';
 import {
   exactInstant,
   html,
+  checkpointCell,
   ledgerHeadCell,
   metaTable,
   reportPage,
@@ -61,6 +62,8 @@ export function trailAuditHtml(
   /** The organization's hash chain head at the instant: a printed report can be checked against the log. */
   ledger: { position: number; hash: string } | undefined,
   timeline: ReportTimeline,
+  /** The transparency log's signed checkpoint covering the instant. */
+  checkpoint: Parameters<typeof checkpointCell>[1] = null,
 ): string {
   const commit = view.git_commit_info;
   const rows = [
@@ -89,6 +92,7 @@ export function trailAuditHtml(
         ['As of', exactInstant(instant)],
         ['Generated', when(generatedAt)],
         ['Ledger head', ledgerHeadCell(view.org, instant, ledger)],
+        ['Signed checkpoint', checkpointCell(view.org, checkpoint)],
       ])}
       <h2>Artifacts</h2>
       ${

@@ -2,7 +2,17 @@ import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { PdfRenderer } from '#des/reports';
-import { ApiFileResponse, AtQuery, EVENT_STORE, PDF_RENDERER, pinnedNow, Requires } from '#des/platform';
+import {
+  ApiFileResponse,
+  AtQuery,
+  EVENT_STORE,
+  PDF_RENDERER,
+  pinnedNow,
+  READ_STORE,
+  Requires,
+} from '#des/platform';
+import type { ReadStore } from '#des/read-store';
+import { checkpointCovering } from '#des/ledger';
 import { type EventStore, secondsToMicros } from '#des/event-store';
 import { unixMicros } from '#des/kernel';
 import { trailAuditHtml, trailReportFrame } from './trail-audit-report';
@@ -22,6 +32,7 @@ export class TrailAuditController {
   constructor(
     @Inject(PDF_RENDERER) private readonly pdf: PdfRenderer,
     @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly timeline: TrailTimelineQuery,
     private readonly trailReads: TrailReads,
   ) {}
@@ -52,9 +63,10 @@ export class TrailAuditController {
     );
     const total = view.event_count;
     const range = { from: Math.max(0, total - PDF_TIMELINE_ENTRIES), until: total };
-    const [entries, ledger] = await Promise.all([
+    const [entries, ledger, checkpoint] = await Promise.all([
       this.timeline.entries(org, flow, trail, range, asOf),
       this.events.ledgerHead(org, { untilRecordedAt: secondsToMicros(asOf) }),
+      checkpointCovering(this.events, this.reads, org, asOf),
     ]);
     const timeline = {
       entries,
@@ -62,7 +74,7 @@ export class TrailAuditController {
       rest: `/api/v2/trails/${org}/${flow}/${trail}/events?at=${unixMicros(asOf)}`,
     };
     const pdf = await this.pdf.render(
-      trailAuditHtml(view, trailCompliance(view, template), asOf, generatedAt, ledger, timeline),
+      trailAuditHtml(view, trailCompliance(view, template), asOf, generatedAt, ledger, timeline, checkpoint),
       trailReportFrame(view, asOf),
     );
     res
