@@ -9,6 +9,7 @@ import { EVENT_STORE } from '#des/platform';
 import { Engine, freePort, startMongo, startRedis, uniqueName } from './support/engines';
 import { startApp, TestApp } from './support/app';
 import { assertDatabaseUnavailable } from './support/outage';
+import { checkpointCovering } from './support/ledger';
 import { eventually } from './support/processes';
 
 const POLICY = { files: { 'policy.rego': 'package policy\nimport rego.v1\ndefault allow := true\n' } };
@@ -60,6 +61,7 @@ describe('outages mid-run: an engine stopped and started again (server mode)', (
   const head = async () => (await events.head()).position;
 
   it('the MongoDB-wire server away: 503 and readiness name it, nothing recorded; back: served again', async () => {
+    await checkpointCovering(t, 'acme');
     await mongo.stop();
     const before = await head();
     assertDatabaseUnavailable(await t.http.get('/api/v2/flows/acme/shop'));
@@ -84,6 +86,8 @@ describe('outages mid-run: an engine stopped and started again (server mode)', (
   });
 
   it('Redis away: an evaluation answers 503 and is not recorded, readiness names the queue; back: evaluated again', async () => {
+    // The transparency log signs the writes so far first: its checkpoint is the service's own event, not the evaluation's.
+    await checkpointCovering(t, 'acme');
     await redis.stop();
     const before = await head();
     const refused = await t.http
@@ -119,6 +123,7 @@ describe('outages mid-run: an engine stopped and started again (server mode)', (
   });
 
   it('the event store locked by another process: writes answer 503 and record nothing; released: they land', async () => {
+    await checkpointCovering(t, 'acme');
     const lock = new Database(eventsPath);
     lock.exec('BEGIN EXCLUSIVE');
     const before = await head();

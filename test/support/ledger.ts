@@ -24,14 +24,15 @@ export interface Checkpoint {
   recorded_at: number;
 }
 
-/** The organization's latest checkpoint, once it covers every event of it so far. */
+/** The organization's latest checkpoint, once it covers every event of it so far (counted again each time). */
 export async function checkpointCovering(t: TestApp, org: string): Promise<Checkpoint> {
-  const size = await eventsOf(t, org);
-  return eventually(
+  const { latest } = await eventually(
     async () => {
+      const events = await eventsOf(t, org);
       const res = await t.http.get(`/api/v2/ledger/${org}/checkpoint`);
-      return res.status === 200 ? (res.body as Checkpoint) : undefined;
+      return { events, latest: res.status === 200 ? (res.body as Checkpoint) : undefined };
     },
-    (latest) => latest?.tree_size === size,
-  ) as Promise<Checkpoint>;
+    ({ events, latest }) => latest?.tree_size === events,
+  );
+  return latest!;
 }
