@@ -89,9 +89,7 @@ for (const { log, kind, open } of runs) {
     });
 
     it("integrates each organization's events into its own tree, resumes after a restart, and proves from its tiles", async () => {
-      const events = new SqliteEventStore({
-        path: join(mkdtempSync(join(tmpdir(), 'des-ledger-')), 'events.db'),
-      });
+      const events = open();
       const reads = await readStore();
       await appendEvents(events, acme, 300, 'a');
       await appendEvents(events, undefined, 5, 'service');
@@ -123,9 +121,7 @@ for (const { log, kind, open } of runs) {
     });
 
     it('writes again what a crash left uncounted: tiles past the tree are cut to its size', async () => {
-      const events = new SqliteEventStore({
-        path: join(mkdtempSync(join(tmpdir(), 'des-ledger-')), 'events.db'),
-      });
+      const events = open();
       const reads = await readStore();
       await appendEvents(events, acme, 70, 'a');
       await new TreeSequencer(events, reads, 50).catchUp();
