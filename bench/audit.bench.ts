@@ -1,14 +1,11 @@
 import { mkdtempSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OrganizationBootstrap } from '#des/accounts';
-import { loadConfig } from '#des/platform';
-import { createHttpApp } from '#des/service';
-import { client, type Client, percentile } from './support/http-client';
+import { client, percentile } from './support/http-client';
 import { fingerprintOf, podsOf } from './support/pods';
 import { runBenchmark, sized, smoke } from './support/run';
 import { seedNoise } from './support/seed';
+import { ok, startBenchService } from './support/service';
 
 /**
  * Auditors' answers (issue: auditors), embedded mode over loopback, with
@@ -20,12 +17,6 @@ import { seedNoise } from './support/seed';
 const results: Record<string, unknown> = {};
 const ENVIRONMENTS = 5;
 const PER_REPORT = 10;
-
-async function ok(http: Client, method: string, path: string, body?: unknown) {
-  const res = await http.call(method, path, body);
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.body.slice(0, 300)}`);
-  return res;
-}
 
 async function timed(runs: number, call: () => Promise<unknown>): Promise<number> {
   const samples: number[] = [];
@@ -52,14 +43,7 @@ runBenchmark('audit', results, async () => {
   console.log(
     `seeded ${noise} events of another organization in ${Math.round((performance.now() - t) / 1000)} s`,
   );
-  const app = await createHttpApp({
-    config: loadConfig({ DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
-    role: 'all',
-  });
-  await app.listen(0, '127.0.0.1');
-  const port = (app.getHttpServer().address() as AddressInfo).port;
-  const key = (await app.get(OrganizationBootstrap).createOrganization('bench', [], 10)).key;
-  const http = client(port, { authorization: `Bearer ${key}` });
+  const { app, port, key, http } = await startBenchService(dataDir);
   const csvClient = client(port, { authorization: `Bearer ${key}`, accept: 'text/csv' });
 
   // Trails report one fingerprint in five, with a few attestations each (the rest run without provenance).

@@ -12,15 +12,12 @@ import {
   verifyInclusion,
 } from '#des/ledger';
 import { mkdtempSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OrganizationBootstrap } from '#des/accounts';
-import { loadConfig } from '#des/platform';
-import { createHttpApp } from '#des/service';
-import { client, type Client, percentile } from './support/http-client';
+import { type Client, percentile } from './support/http-client';
 import { podsOf } from './support/pods';
 import { runBenchmark, sized } from './support/run';
+import { startBenchService } from './support/service';
 
 /**
  * The transparency log (issue 32): extending an organization's tree by
@@ -104,14 +101,7 @@ const json = async (http: Client, path: string) => {
  */
 async function integrationDelay(reports: number) {
   const dataDir = mkdtempSync(join(tmpdir(), 'des-bench-ledger-'));
-  const app = await createHttpApp({
-    config: loadConfig({ DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
-    role: 'all',
-  });
-  await app.listen(0, '127.0.0.1');
-  const port = (app.getHttpServer().address() as AddressInfo).port;
-  const key = (await app.get(OrganizationBootstrap).createOrganization('bench', [], 10)).key;
-  const http = client(port, { authorization: `Bearer ${key}` });
+  const { app, http } = await startBenchService(dataDir);
   await http.call('PUT', '/api/v2/environments/bench', { name: 'prod', type: 'K8S' });
   const pending: { position: number; at: number }[] = [];
   const delays: number[] = [];

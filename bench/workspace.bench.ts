@@ -1,15 +1,13 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser } from 'playwright-core';
-import { OrganizationBootstrap } from '#des/accounts';
-import { loadConfig } from '#des/platform';
-import { createHttpApp, WORKSPACE_DIR } from '#des/service';
-import { client, type Client, percentile } from './support/http-client';
+import { WORKSPACE_DIR } from '#des/service';
+import { percentile } from './support/http-client';
 import { fingerprintOf, podsOf } from './support/pods';
 import { runBenchmark, sized } from './support/run';
+import { ok, startBenchService } from './support/service';
 
 /**
  * The evidence workspace (issue 31), embedded mode over loopback, in Debian's
@@ -20,12 +18,6 @@ import { runBenchmark, sized } from './support/run';
  */
 const CHROMIUM = process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium';
 const results: Record<string, unknown> = {};
-
-async function ok(http: Client, method: string, path: string, body?: unknown) {
-  const res = await http.call(method, path, body);
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.body.slice(0, 300)}`);
-  return res;
-}
 
 function figure(label: string, value: number, goal: number, unit: string) {
   console.log(`${label}: ${value.toFixed(0)} ${unit} (goal <= ${goal} ${unit}) ${value <= goal ? '✓' : '✗'}`);
@@ -57,15 +49,8 @@ runBenchmark('workspace', results, async () => {
   const running = sized(500, 500);
   const runs = sized(7, 3);
   const dataDir = mkdtempSync(join(tmpdir(), 'des-bench-workspace-'));
-  const app = await createHttpApp({
-    config: loadConfig({ DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
-    role: 'all',
-  });
-  await app.listen(0, '127.0.0.1');
-  const port = (app.getHttpServer().address() as AddressInfo).port;
+  const { app, port, key, http } = await startBenchService(dataDir);
   const base = `http://127.0.0.1:${port}`;
-  const key = (await app.get(OrganizationBootstrap).createOrganization('bench', [], 10)).key;
-  const http = client(port, { authorization: `Bearer ${key}` });
 
   // 500 artifacts from 50 trails, all running in prod: each row has provenance and a commit.
   await ok(http, 'PUT', '/api/v2/environments/bench', { name: 'prod', type: 'K8S' });

@@ -1,19 +1,14 @@
 import { type EventStore, UpcastingEventStore } from '#des/event-store';
 import { EVENT_STORE } from '#des/platform';
 import type { TestApp } from './app';
+import { readWholeLog } from './log';
 import { eventually } from './processes';
 
 /** An organization's events in the log as stored, counted: the size its tree reaches. */
 export async function eventsOf(t: TestApp, org: string): Promise<number> {
   const store = t.app.get<symbol, EventStore>(EVENT_STORE);
-  const raw = store instanceof UpcastingEventStore ? store.inner : store;
-  let n = 0;
-  for (let after = 0; ;) {
-    const batch = await raw.readAll(after, 1000);
-    if (!batch.length) return n;
-    n += batch.filter((e) => e.metadata.org === org).length;
-    after = batch[batch.length - 1].position;
-  }
+  const log = await readWholeLog(store instanceof UpcastingEventStore ? store.inner : store);
+  return log.filter((e) => e.metadata.org === org).length;
 }
 
 export interface Checkpoint {

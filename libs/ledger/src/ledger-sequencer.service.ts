@@ -84,7 +84,7 @@ export class LedgerSequencerService implements OnApplicationBootstrap, OnApplica
           do {
             read = await this.sequencer.step();
             for (const [org, size] of this.sequencer.takeGrown()) this.pending.set(org, size);
-          } while (read > 0 && !this.stopped && !this.leaseRunningOut());
+          } while (read > 0 && !this.stopped && !this.leaseRenewalDue());
           if (this.pending.size && Date.now() - this.lastSigned >= this.config.ledger.checkpointMs)
             await this.signCheckpoints();
         }
@@ -102,20 +102,15 @@ export class LedgerSequencerService implements OnApplicationBootstrap, OnApplica
   private leaseHeldAt = 0;
   /** Takes or renews the lease (server mode), a third of its time before it lapses; true while held. */
   private async holdsLease(): Promise<boolean> {
-    if (!this.lease) return true;
-    if (Date.now() - this.leaseHeldAt < this.config.projectorLeaseMs / 3) return true;
+    if (!this.lease || !this.leaseRenewalDue()) return true;
     if (!(await this.lease.acquire())) return false;
     this.leaseHeldAt = Date.now();
     return true;
   }
 
-  /** A long catch-up stops now and then to renew the lease. */
-  private leaseStartedAt = Date.now();
-  private leaseRunningOut(): boolean {
-    if (!this.lease) return false;
-    if (Date.now() - this.leaseStartedAt < this.config.projectorLeaseMs / 3) return false;
-    this.leaseStartedAt = Date.now();
-    return true;
+  /** A long catch-up stops now and then to renew the lease (when a third of its time has gone). */
+  private leaseRenewalDue(): boolean {
+    return !!this.lease && Date.now() - this.leaseHeldAt >= this.config.projectorLeaseMs / 3;
   }
 
   private async signCheckpoints(): Promise<void> {
