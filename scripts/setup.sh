@@ -32,8 +32,8 @@ apt_missing=()
 command -v redis-server >/dev/null 2>&1 || apt_missing+=(redis-server)
 command -v chromium >/dev/null 2>&1 || [ -n "${PUPPETEER_EXECUTABLE_PATH:-}" ] || apt_missing+=(chromium)
 command -v pdftotext >/dev/null 2>&1 || apt_missing+=(poppler-utils)
-# The documentation's examples (and the test that runs them) use curl, jq and openssl.
-for tool in curl jq openssl; do command -v "$tool" >/dev/null 2>&1 || apt_missing+=("$tool"); done
+# The documentation's examples (and the test that runs them) use curl, jq, openssl and unzip.
+for tool in curl jq openssl unzip; do command -v "$tool" >/dev/null 2>&1 || apt_missing+=("$tool"); done
 if [ ${#apt_missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing from Debian: ${apt_missing[*]}"
@@ -45,7 +45,7 @@ if [ ${#apt_missing[@]} -gt 0 ]; then
 fi
 say "redis-server: $(command -v redis-server || echo missing)"
 say "chromium: ${PUPPETEER_EXECUTABLE_PATH:-$(command -v chromium || echo missing)}"
-say "curl: $(command -v curl || echo missing); jq: $(command -v jq || echo missing); openssl: $(command -v openssl || echo missing)"
+say "curl: $(command -v curl || echo missing); jq: $(command -v jq || echo missing); openssl: $(command -v openssl || echo missing); unzip: $(command -v unzip || echo missing)"
 
 # The OPA compiler and a MongoDB-wire server come from Go modules when the
 # machine has neither; both builds run in parallel.

@@ -12,6 +12,7 @@ import {
   inclusionProof,
   integratedSize,
   leafHash,
+  leafIndexes,
   rootAt,
   TreeSequencer,
   verifyConsistency,
@@ -117,6 +118,22 @@ for (const { log, kind, open } of runs) {
       const consistency = await withKeptTree(reads, acme, 560, (t) => consistencyProof(t, 300, 560));
       assert.ok(verifyConsistency(300, 560, consistency, rootAt(tree, 300), root));
       assert.equal(await entryPosition(reads, acme, 560), null);
+      // Back from log positions to leaves (what a bundle proves): every one, in any order; none past the size.
+      const asked = [positions[559], positions[0], positions[256], positions[255], positions[300], 1e15];
+      const found = await leafIndexes(reads, acme, 560, asked);
+      assert.deepEqual(
+        asked.map((p) => found.get(p)),
+        [559, 0, 256, 255, 300, undefined],
+      );
+      // Every leaf's position is kept, those of an entries document filled up within a batch among them.
+      const all = await leafIndexes(reads, acme, 560, positions);
+      assert.deepEqual(
+        positions.map((p) => all.get(p)),
+        positions.map((_, i) => i),
+      );
+      const cut = await leafIndexes(reads, acme, 300, positions);
+      assert.equal(cut.size, 300, 'only the leaves of a tree of that size');
+      assert.equal(cut.get(positions[299]), 299);
       await events.close();
     });
 

@@ -53,6 +53,8 @@ const SEMANTIC_400 = {
   'GET /api/v2/environments/{org}/{env}/audit_pdf': '`from` no later than `to`',
   'GET /api/v2/audit/{org}/changes': '`from` no later than `to`',
   'GET /api/v2/audit/{org}/changes/sample': '`from` no later than `to`',
+  'GET /api/v2/audit/{org}/changes/bundle':
+    '`from` no later than `to`; `seed` and `size` together, without `gaps`; at most 1,000 changes',
   'GET /api/v2/ledger/{org}/entries/{index}': 'an index within the latest checkpoint (the log, not a schema)',
   'GET /api/v2/ledger/{org}/proofs/inclusion': 'an index and a tree size within the latest checkpoint',
   'GET /api/v2/ledger/{org}/proofs/consistency': 'tree sizes within the latest checkpoint, `from` ≤ `to`',

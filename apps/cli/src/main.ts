@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { runBundleVerifier } from '#des/ledger';
 import { loadConfig } from '#des/platform';
 import { createKey, createOrganization, parseFeatures } from './accounts';
 import { LIMIT_FLAGS, orgLimits, parseLimitFlags } from './limits';
@@ -21,11 +22,16 @@ commands:
   verify [org]
              recompute the log's hash chains (one organization's, or all); prints each head and
              names the first broken link; exits 1 when one is broken
+  verify-bundle <file.zip | directory> [--key <vkey>]
+             check an evidence bundle as its verify.mjs does (manifest, signatures, proofs);
+             exits 1 naming the first failure
   actions redeliver <org> <number> <delivery>
              send a dead-lettered notification of action <number> again
 `;
 
 async function main(argv: string[]): Promise<number> {
+  // The bundle verifier reads its own arguments, as verify.mjs does.
+  if (argv[0] === 'verify-bundle') return runBundleVerifier(argv.slice(1));
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,

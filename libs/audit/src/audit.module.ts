@@ -1,13 +1,15 @@
 import { Module } from '@nestjs/common';
 import type { ServiceFeature } from '#des/platform';
-import { TrailTimeMachineModule } from '#des/trails';
+import { EvidenceBundlesModule } from '#des/ledger';
+import { TrailReportsModule, TrailTimeMachineModule } from '#des/trails';
+import { ChangesBundleController } from './changes-bundle.controller';
 import { ChangePopulation } from './change-population.service';
 import { ChangesController } from './changes.controller';
 
 /** The auditor's questions across features: the change population and its sample. */
 @Module({
-  imports: [TrailTimeMachineModule],
-  controllers: [ChangesController],
+  imports: [TrailTimeMachineModule, TrailReportsModule, EvidenceBundlesModule],
+  controllers: [ChangesController, ChangesBundleController],
   providers: [ChangePopulation],
 })
 export class AuditModule {}

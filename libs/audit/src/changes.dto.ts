@@ -75,6 +75,39 @@ export class SampleQuery extends PopulationQuery {
   seed!: string;
 }
 
+/**
+ * A change bundle's query: the population (with its filters), or with `seed`
+ * and `size` the sample drawn from it, as the sample endpoint draws it.
+ */
+export class ChangesBundleQuery extends PopulationQuery {
+  @ApiPropertyOptional({
+    pattern: GAP_LIST,
+    description: 'Comma-separated gap kinds: only the changes with at least one of them (not with a sample)',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(new RegExp(GAP_LIST), { message: `gaps is a comma-separated list of: ${GAP_KINDS.join(', ')}` })
+  gaps?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 500, description: 'With `seed`: the sample of this size' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'size must be an integer from 1 to 500' })
+  @Min(1, { message: 'size must be an integer from 1 to 500' })
+  @Max(500, { message: 'size must be an integer from 1 to 500' })
+  size?: number;
+
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 128,
+    description: 'With `size`: the seed the sample is drawn with',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[\x20-\x7e]{1,128}$/, { message: 'seed is 1 to 128 printable ASCII characters' })
+  seed?: string;
+}
+
 export class EvidenceItemView implements EvidenceItem {
   @ApiProperty({ description: 'The attestation type (`custom:<name>` for a custom one)' }) type!: string;
   @ApiProperty() compliant!: boolean;

@@ -1,5 +1,8 @@
 /** What `#des/ledger` publishes to the other libraries, the apps and the tests; the rest is its own. */
-export { ledgerFeature, LedgerSequencerModule } from './ledger.module';
+export { EvidenceBundlesModule, ledgerFeature, LedgerSequencerModule } from './ledger.module';
+export { BUNDLE_FORMAT, EvidenceBundles, type BundleFile } from './evidence-bundles';
+export { type BundleSubject } from './bundle-export.decider';
+export { runBundleVerifier } from './verify-bundle-file';
 export {
   consistencyProof,
   GrowingTree,
@@ -12,7 +15,7 @@ export {
 } from './merkle';
 export { checkpointText, noteSigner, openNote, parseCheckpoint, parseVkey, signNote } from './signed-note';
 export { tileKey, tilesNeeded, TileTree, TileWriter } from './tiles';
-export { entryPosition, integratedSize, TreeSequencer, withKeptTree } from './tree-sequencer';
+export { entryPosition, integratedSize, leafIndexes, TreeSequencer, withKeptTree } from './tree-sequencer';
 export { ledgerSigner } from './ledger-sequencer.service';
 export { verifyTrees, type TreeReport } from './verify-trees';
 export { checkpointCovering, type CoveringCheckpoint } from './checkpoint-covering';

@@ -3,6 +3,7 @@ import type { ServiceFeature } from '#des/platform';
 import { ledgerCheckpointsProjection } from './checkpoints.projection';
 import { LedgerController } from './ledger.controller';
 import { LedgerSequencerService } from './ledger-sequencer.service';
+import { EvidenceBundles } from './evidence-bundles';
 
 /**
  * Tamper evidence: each organization's hash chain head, and its transparency
@@ -11,6 +12,10 @@ import { LedgerSequencerService } from './ledger-sequencer.service';
 /** The sequencer alone, for the projector process (which serves no HTTP). */
 @Module({ providers: [LedgerSequencerService] })
 export class LedgerSequencerModule {}
+
+/** Evidence bundles, for the features whose records they carry (a trail, the change population). */
+@Module({ providers: [EvidenceBundles], exports: [EvidenceBundles] })
+export class EvidenceBundlesModule {}
 
 @Module({ imports: [LedgerSequencerModule], controllers: [LedgerController] })
 export class LedgerModule {}

@@ -20,6 +20,8 @@ interface OrgTree {
   writer: TileWriter;
   /** The entries document being filled: its index and the positions it holds. */
   entries: { index: number; positions: number[] };
+  /** Entries documents filled up since the last persist: written with the one being filled. */
+  filled: { index: number; positions: number[] }[];
   touched: boolean;
 }
 
@@ -69,8 +71,10 @@ export class TreeSequencer {
     const tree = await this.treeOf(org);
     if (event.position <= tree.position) return;
     tree.writer.append(leafHash(canonicalTextOf(event)));
-    if (tree.entries.positions.length === TILE_WIDTH)
+    if (tree.entries.positions.length === TILE_WIDTH) {
+      tree.filled.push(tree.entries);
       tree.entries = { index: tree.entries.index + 1, positions: [] };
+    }
     tree.entries.positions.push(event.position);
     tree.size++;
     tree.position = event.position;
@@ -86,11 +90,13 @@ export class TreeSequencer {
         upsert: true,
       })),
     );
-    const entries = touched.map(([org, t]) => ({
-      filter: { _id: `${org}/${t.entries.index}` },
-      update: { $set: { org, index: t.entries.index, positions: t.entries.positions } },
-      upsert: true,
-    }));
+    const entries = touched.flatMap(([org, t]) =>
+      [...t.filled, t.entries].map(({ index, positions }) => ({
+        filter: { _id: `${org}/${index}` },
+        update: { $set: { org, index, positions } },
+        upsert: true,
+      })),
+    );
     await this.bulk(LEDGER_TILES, tiles);
     await this.bulk(LEDGER_ENTRIES, entries);
     await this.bulk(
@@ -106,6 +112,7 @@ export class TreeSequencer {
       .updateOne({ _id: 'sequencer' }, { $set: { position } }, { upsert: true });
     for (const [org, t] of touched) {
       t.touched = false;
+      t.filled = [];
       this.grown.set(org, t.size);
     }
     this.position = position;
@@ -151,6 +158,7 @@ export class TreeSequencer {
           size - entriesIndex * TILE_WIDTH,
         ),
       },
+      filled: [],
       touched: false,
     };
     this.trees.set(org, tree);
@@ -190,4 +198,56 @@ export async function entryPosition(reads: ReadStore, org: string, index: number
     .collection(LEDGER_ENTRIES)
     .findOne({ _id: `${org}/${Math.floor(index / TILE_WIDTH)}` });
   return ((doc?.positions as number[] | undefined) ?? [])[index % TILE_WIDTH] ?? null;
+}
+
+/**
+ * The leaf index of each log position among the first `size` leaves of an
+ * organization's tree (absent: not one of them). A binary search of the kept
+ * entries (256 positions a document) for each position, the documents read
+ * once: ascending positions share most of their searches.
+ */
+export async function leafIndexes(
+  reads: ReadStore,
+  org: string,
+  size: number,
+  positions: number[],
+): Promise<Map<number, number>> {
+  const documents = Math.ceil(size / TILE_WIDTH);
+  const kept = new Map<number, number[]>();
+  const entries = async (k: number) => {
+    let doc = kept.get(k);
+    if (!doc) {
+      const found = await reads.collection(LEDGER_ENTRIES).findOne({ _id: `${org}/${k}` });
+      doc = ((found?.positions as number[] | undefined) ?? []).slice(0, size - k * TILE_WIDTH);
+      kept.set(k, doc);
+    }
+    return doc;
+  };
+  const found = new Map<number, number>();
+  let from = 0;
+  for (const position of [...positions].sort((a, b) => a - b)) {
+    let [lo, hi] = [from, documents - 1];
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (((await entries(mid))[0] ?? Infinity) <= position) lo = mid;
+      else hi = mid - 1;
+    }
+    if (hi < 0) break;
+    from = lo;
+    const doc = await entries(lo);
+    const at = sortedIndexOf(doc, position);
+    if (at >= 0) found.set(position, lo * TILE_WIDTH + at);
+  }
+  return found;
+}
+
+function sortedIndexOf(sorted: number[], value: number): number {
+  let [lo, hi] = [0, sorted.length - 1];
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] === value) return mid;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }

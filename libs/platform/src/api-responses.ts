@@ -1,7 +1,10 @@
 import { ApiOkResponse } from '@nestjs/swagger';
 
 /** A 200 whose body is a file: a PDF (bytes) or a CSV (text), as the document should type it. */
-export const ApiFileResponse = (mediaType: 'application/pdf' | 'text/csv', description: string) =>
+export const ApiFileResponse = (
+  mediaType: 'application/pdf' | 'application/zip' | 'text/csv',
+  description: string,
+) =>
   ApiOkResponse({
     description,
     content: {

@@ -28,7 +28,8 @@ export {
   type ComplianceStatus,
   type TrailView,
 } from './trail.view';
-export { trailsFeature } from './trails.module';
+export { trailsFeature, TrailReportsModule } from './trails.module';
+export { TrailAuditPdf } from './trail-audit-pdf';
 export {
   artifactReports,
   artifactReportsByPrefix,

@@ -9,7 +9,7 @@ import type { TrailView } from './trail.view';
 const SHA256 = '^[0-9a-f]{64}$';
 
 /** Every file the trail's attestations (its own and its artifacts') hold, as the trail was then. */
-function attachmentsOf(view: TrailView): AttachmentRef[] {
+export function attachmentsOf(view: TrailView): AttachmentRef[] {
   const attestations = [
     ...Object.values(view.attestations),
     ...view.artifacts.flatMap((a) => Object.values(a.attestations)),

@@ -1,27 +1,9 @@
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import type { PdfRenderer } from '#des/reports';
-import {
-  ApiFileResponse,
-  AtQuery,
-  EVENT_STORE,
-  PDF_RENDERER,
-  pinnedNow,
-  READ_STORE,
-  Requires,
-} from '#des/platform';
-import type { ReadStore } from '#des/read-store';
-import { checkpointCovering } from '#des/ledger';
-import { type EventStore, secondsToMicros } from '#des/event-store';
-import { unixMicros } from '#des/kernel';
-import { trailAuditHtml, trailReportFrame } from './trail-audit-report';
-import { TrailReads } from './trail-reads';
-import { trailCompliance } from './trail.view';
-import { TrailTimelineQuery } from './trail-timeline.query';
-
-/** The audit PDF prints at most this many timeline entries (the latest); the rest are a page away in the API. */
-const PDF_TIMELINE_ENTRIES = 2_000;
+import { ApiFileResponse, AtQuery, EVENT_STORE, pinnedNow, Requires } from '#des/platform';
+import type { EventStore } from '#des/event-store';
+import { TrailAuditPdf, trailFileName } from './trail-audit-pdf';
 
 /** A trail's audit report, as PDF. */
 @ApiTags('evidence')
@@ -30,11 +12,8 @@ const PDF_TIMELINE_ENTRIES = 2_000;
 @Controller()
 export class TrailAuditController {
   constructor(
-    @Inject(PDF_RENDERER) private readonly pdf: PdfRenderer,
     @Inject(EVENT_STORE) private readonly events: EventStore,
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly timeline: TrailTimelineQuery,
-    private readonly trailReads: TrailReads,
+    private readonly report: TrailAuditPdf,
   ) {}
 
   /** Endpoint 13: the trail audit report as PDF. */
@@ -52,38 +31,12 @@ export class TrailAuditController {
   ) {
     // The report shows one exact instant, to the microsecond: the one asked for, or now. Its
     // ledger head is the one `GET /ledger/{org}/head?at=<that instant>` answers.
-    const generatedAt = Date.now() / 1000;
     const asOf = at ?? (await pinnedNow(this.events));
-    const { view, template } = await this.trailReads.trailView(
-      org,
-      flow,
-      trail,
-      asOf,
-      'Flow or trail not found',
-    );
-    const total = view.event_count;
-    const range = { from: Math.max(0, total - PDF_TIMELINE_ENTRIES), until: total };
-    const [entries, ledger, checkpoint] = await Promise.all([
-      this.timeline.entries(org, flow, trail, range, asOf),
-      this.events.ledgerHead(org, { untilRecordedAt: secondsToMicros(asOf) }),
-      checkpointCovering(this.events, this.reads, org, asOf),
-    ]);
-    const timeline = {
-      entries,
-      total,
-      rest: `/api/v2/trails/${org}/${flow}/${trail}/events?at=${unixMicros(asOf)}`,
-    };
-    const pdf = await this.pdf.render(
-      trailAuditHtml(view, trailCompliance(view, template), asOf, generatedAt, ledger, timeline, checkpoint),
-      trailReportFrame(view, asOf),
-    );
+    const pdf = await this.report.render(org, flow, trail, asOf);
     res
       .status(200)
       .type('application/pdf')
-      .setHeader(
-        'Content-Disposition',
-        `attachment; filename="${`${flow}-${trail}`.replace(/[^\w.-]/g, '_')}-audit.pdf"`,
-      );
+      .setHeader('Content-Disposition', `attachment; filename="${trailFileName(flow, trail, 'audit.pdf')}"`);
     res.send(pdf);
   }
 }

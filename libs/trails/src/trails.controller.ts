@@ -11,7 +11,6 @@ import {
   PageQuery,
   ReadModelsAt,
   Requires,
-  workspaceUrl,
 } from '#des/platform';
 import { docReads } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
@@ -19,6 +18,7 @@ import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { flowsNamed, flowsOf, flowsProjection, type FlowTemplate } from '#des/flows';
 import { ChangeTrail } from './trail.commands';
 import { TrailReads } from './trail-reads';
+import { trailUrl } from './trail-url';
 import { trailAsShown, trailCompliance, TrailView } from './trail.view';
 import {
   OrganizationTrailsPage,
@@ -216,9 +216,4 @@ function trailSummary(view: TrailView, template: FlowTemplate | null): TrailSumm
 function splitOnce(text: string, separator: string): [string, string] {
   const i = text.indexOf(separator);
   return [text.slice(0, i), text.slice(i + separator.length)];
-}
-
-/** The trail's page in the workspace, at an instant when one is given. */
-function trailUrl(req: Request, org: string, flow: string, trail: string, at?: number): string {
-  return workspaceUrl(req, [org, 'flows', flow, 'trails', trail], at);
 }

@@ -4,6 +4,9 @@ import { AttestationsController } from './attestations.controller';
 import { TrailArtifactsController } from './trail-artifacts.controller';
 import { TrailAttachmentsController } from './trail-attachments.controller';
 import { TrailAuditController } from './trail-audit.controller';
+import { TrailAuditPdf } from './trail-audit-pdf';
+import { TrailBundleController } from './trail-bundle.controller';
+import { EvidenceBundlesModule } from '#des/ledger';
 import { TrailReads } from './trail-reads';
 import { TrailsController } from './trails.controller';
 import { TrailTimeMachineModule } from './trail-time-machine';
@@ -11,17 +14,25 @@ import { CustomEvaluationModule } from '#des/attestation-types';
 import { trailsProjection } from './trails.projection';
 import { TrailTimelineQuery } from './trail-timeline.query';
 
-/** Trails, their artifacts and attestations, and the trail's audit PDF. */
+/** A trail's audit PDF, for the features whose exports carry it (a change bundle). */
 @Module({
-  imports: [TrailTimeMachineModule, CustomEvaluationModule],
+  imports: [TrailTimeMachineModule],
+  providers: [TrailReads, TrailTimelineQuery, TrailAuditPdf],
+  exports: [TrailReads, TrailTimelineQuery, TrailAuditPdf],
+})
+export class TrailReportsModule {}
+
+/** Trails, their artifacts and attestations, the trail's audit PDF and its evidence bundle. */
+@Module({
+  imports: [TrailTimeMachineModule, TrailReportsModule, CustomEvaluationModule, EvidenceBundlesModule],
   controllers: [
     TrailsController,
     TrailArtifactsController,
     AttestationsController,
     TrailAuditController,
     TrailAttachmentsController,
+    TrailBundleController,
   ],
-  providers: [TrailReads, TrailTimelineQuery],
 })
 export class TrailsModule {}
 

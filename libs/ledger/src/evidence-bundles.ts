@@ -1,0 +1,251 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { zipSync, type Zippable } from 'fflate';
+import { randomUUID, createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  canonicalTextOf,
+  chainOf,
+  type EventMetadata,
+  type EventStore,
+  secondsToMicros,
+  type StoredEvent,
+} from '#des/event-store';
+import {
+  AggregateCommand,
+  ApiError,
+  CONFIG,
+  type Config,
+  EVENT_STORE,
+  READ_STORE,
+  ServiceKey,
+} from '#des/platform';
+import type { ReadStore } from '#des/read-store';
+import {
+  type BundleExported,
+  bundleExportDecider,
+  bundleExportStream,
+  type BundleSubject,
+  type RecordExport,
+} from './bundle-export.decider';
+import { LedgerSequencerService, ledgerSigner, storedAsWritten } from './ledger-sequencer.service';
+import { inclusionProof, leafHash } from './merkle';
+import { signNote } from './signed-note';
+import { integratedSize, leafIndexes, withKeptTree } from './tree-sequencer';
+
+/** The format `verify.mjs` checks (manifest.json's `format`). */
+export const BUNDLE_FORMAT = 'des-evidence-bundle/1';
+/** How long an export waits for the sequencer to integrate and sign its newest events. */
+const CHECKPOINT_WAIT_MS = 15_000;
+const POLL_MS = 100;
+const ZIP_EPOCH_MS = Date.UTC(1980, 0, 2);
+
+/** A file of the bundle, under the path it has in the zip. */
+export interface BundleFile {
+  path: string;
+  bytes: Buffer;
+}
+
+/** One event as the bundle proves it: the exact text hashed, and its path to the checkpoint's root. */
+interface ProvenEvent {
+  index: number;
+  position: number;
+  canonical: string;
+  leaf_hash: string;
+  inclusion: string[];
+}
+
+class RecordBundleExport extends AggregateCommand<RecordExport, { recorded: boolean }, BundleExported> {
+  constructor(org: string, command: RecordExport, metadata: EventMetadata) {
+    super(bundleExportStream(org, randomUUID()), bundleExportDecider, command, metadata, {
+      awaitReadModels: false,
+    });
+  }
+}
+
+/** verify.mjs: the verifier compiled beside this file (bundle-verifier.mts), without its source-map line. */
+const verifierSource = (() => {
+  let source: string | undefined;
+  return () =>
+    (source ??= readFileSync(join(__dirname, 'bundle-verifier.mjs'), 'utf8').replace(
+      /\n\/\/# sourceMappingURL=.*\n?$/,
+      '\n',
+    ));
+})();
+
+const README = `An evidence bundle of the Delivery Evidence Service.
+
+Verify it with Node (20 or later) alone, nothing to install:
+
+  unzip -o -q <this file>.zip verify.mjs && node verify.mjs <this file>.zip --key '<vkey>'
+
+where <vkey> is the verifier key the service publishes (GET /api/v2/ledger/<org>/key, its
+"vkey"). Without --key, verify.mjs uses key.txt from the bundle itself and says so.
+
+manifest.json  every other file with its size and SHA-256 (manifest.sig signs its SHA-256)
+records/       the records as the API answered them at the bundle's instant
+reports/       the audit reports (PDF) at that instant
+attachments/   the files attached to the attestations, by SHA-256
+events.jsonl   every event the records come from: its canonical text, leaf hash and
+               inclusion proof (RFC 9162) against checkpoint.txt
+checkpoint.txt the organization's signed tree head (C2SP tlog-checkpoint)
+key.txt        the verifier key that signed checkpoint.txt and manifest.sig
+`;
+
+/**
+ * Evidence bundles (issue 32): a zip an auditor verifies offline. Its events
+ * are proven against one signed checkpoint; every file is listed with its
+ * SHA-256 in a manifest the deployment's key signs; each export is recorded
+ * as an event of the organization (ADR 0025).
+ */
+@Injectable()
+export class EvidenceBundles {
+  constructor(
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CONFIG) private readonly config: Config,
+    private readonly key: ServiceKey,
+    private readonly commands: CommandBus,
+  ) {}
+
+  /**
+   * The bundle of `files` and of the organization's events in `streams` up to
+   * `at` (UNIX seconds), recorded as exported by whoever `metadata` names.
+   */
+  async export(input: {
+    org: string;
+    subject: BundleSubject;
+    at: number;
+    streams: string[];
+    files: BundleFile[];
+    metadata: EventMetadata;
+  }): Promise<Buffer> {
+    const { org, subject, at } = input;
+    const events = await this.eventsOf(org, input.streams, at);
+    const { checkpoint, proven } = await this.prove(org, events);
+    const signer = ledgerSigner(this.config, this.key);
+    const text = (s: string) => Buffer.from(s, 'utf8');
+    const members: BundleFile[] = [
+      { path: 'README.txt', bytes: text(README) },
+      ...input.files,
+      { path: 'events.jsonl', bytes: text(proven.map((e) => `${JSON.stringify(e)}\n`).join('')) },
+      { path: 'checkpoint.txt', bytes: text(checkpoint.note) },
+      { path: 'key.txt', bytes: text(`${signer.vkey}\n`) },
+      { path: 'verify.mjs', bytes: text(verifierSource()) },
+    ];
+    const manifest = Buffer.from(
+      `${JSON.stringify(
+        {
+          format: BUNDLE_FORMAT,
+          org,
+          subject,
+          at,
+          exported_at: Date.now() / 1000,
+          exported_by: input.metadata.actor?.name ?? null,
+          checkpoint: {
+            origin: checkpoint.origin,
+            tree_size: checkpoint.tree_size,
+            root_hash: checkpoint.root_hash,
+          },
+          events: proven.length,
+          members: members.map(({ path, bytes }) => ({
+            path,
+            size: bytes.length,
+            sha256: createHash('sha256').update(bytes).digest('hex'),
+          })),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    const manifestSha256 = createHash('sha256').update(manifest).digest('hex');
+    const signature = signNote(`${checkpoint.origin} evidence bundle\nsha256:${manifestSha256}\n`, signer);
+    const zippable: Zippable = { 'manifest.json': manifest, 'manifest.sig': text(signature) };
+    for (const { path, bytes } of members)
+      // PDFs and attachments are mostly compressed already: stored, they cost no time.
+      zippable[path] = [bytes, { level: /\.(json|jsonl|txt|mjs)$/.test(path) ? 6 : 0 }];
+    // Members are dated the instant shown; a zip dates nothing before 1980 (DOS time).
+    const zip = Buffer.from(zipSync(zippable, { mtime: new Date(Math.max(at * 1000, ZIP_EPOCH_MS)) }));
+    await this.commands.execute(
+      new RecordBundleExport(
+        org,
+        {
+          subject,
+          at,
+          manifest_sha256: manifestSha256,
+          tree_size: checkpoint.tree_size,
+          events: proven.length,
+          bytes: zip.length,
+        },
+        input.metadata,
+      ),
+    );
+    return zip;
+  }
+
+  /** The organization's events of `streams` recorded by `at`, as written (the text its tree hashed), in log order. */
+  private async eventsOf(org: string, streams: string[], at: number): Promise<StoredEvent[]> {
+    const store = storedAsWritten(this.events);
+    const read = await Promise.all(
+      [...new Set(streams)].map((s) => store.readStream(s, { untilRecordedAt: secondsToMicros(at) })),
+    );
+    return read
+      .flat()
+      .filter((e) => chainOf(e.metadata) === org)
+      .sort((a, b) => a.position - b.position);
+  }
+
+  /**
+   * Each event's inclusion proof against the organization's latest signed
+   * checkpoint, once one covers them all: the sequencer signs within about
+   * DES_LEDGER_CHECKPOINT_MS of an append, so this waits that long at most
+   * for the newest (503 past CHECKPOINT_WAIT_MS).
+   */
+  private async prove(org: string, events: StoredEvent[]) {
+    const deadline = Date.now() + CHECKPOINT_WAIT_MS;
+    for (;;) {
+      const checkpoint = await LedgerSequencerService.latestCheckpoint(this.reads, org);
+      const size = (checkpoint?.tree_size as number | undefined) ?? 0;
+      const indexes = await leafIndexes(
+        this.reads,
+        org,
+        Math.min(size, await integratedSize(this.reads, org)),
+        events.map((e) => e.position),
+      );
+      if (checkpoint && indexes.size === events.length) {
+        const leaves = events.map((e) => indexes.get(e.position) as number);
+        const paths = await withKeptTree(this.reads, org, size, (t) =>
+          leaves.map((i) => inclusionProof(t, i, size)),
+        );
+        const proven = events.map((event, n): ProvenEvent => {
+          const canonical = canonicalTextOf(event);
+          return {
+            index: leaves[n],
+            position: event.position,
+            canonical,
+            leaf_hash: leafHash(canonical).toString('base64'),
+            inclusion: paths[n].map((h) => h.toString('base64')),
+          };
+        });
+        return {
+          checkpoint: checkpoint as unknown as {
+            origin: string;
+            tree_size: number;
+            root_hash: string;
+            note: string;
+          },
+          proven,
+        };
+      }
+      if (Date.now() >= deadline)
+        throw new ApiError(
+          503,
+          'The transparency log has not signed a checkpoint covering these events yet; retry shortly',
+          null,
+          { 'Retry-After': '5' },
+        );
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+}

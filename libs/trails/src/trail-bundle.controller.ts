@@ -1,0 +1,96 @@
+import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
+import { type EventStore } from '#des/event-store';
+import { flowStream } from '#des/flows';
+import { type BundleFile, EvidenceBundles } from '#des/ledger';
+import {
+  ApiError,
+  ApiFileResponse,
+  AtQuery,
+  AttachmentStore,
+  EVENT_STORE,
+  pinnedNow,
+  Requires,
+} from '#des/platform';
+import { attachmentsOf } from './trail-attachments.controller';
+import { TrailAuditPdf, trailFileName } from './trail-audit-pdf';
+import { TrailReads } from './trail-reads';
+import { trailUrl } from './trail-url';
+import { trailStream } from './trail.events';
+import { trailAsShown } from './trail.view';
+
+const json = (value: unknown) => Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
+
+/** A trail's evidence bundle: its record, audit PDF, attachments and proven events, verifiable offline. */
+@ApiTags('evidence')
+@ApiBearerAuth('bearer')
+@ApiBasicAuth('basic')
+@Controller()
+export class TrailBundleController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    private readonly trailReads: TrailReads,
+    private readonly report: TrailAuditPdf,
+    private readonly attachments: AttachmentStore,
+    private readonly bundles: EvidenceBundles,
+  ) {}
+
+  @Get('trails/:org/:flow/:trail/bundle')
+  @ApiOperation({
+    operationId: 'getTrailBundle',
+    summary: "Download a trail's evidence bundle (zip), verifiable offline with the verify.mjs it holds",
+  })
+  @Requires('reader')
+  @ApiProduces('application/zip')
+  @ApiFileResponse(
+    'application/zip',
+    'manifest.json and its signature, the trail record, its audit PDF, its attachments, its events with their inclusion proofs, the checkpoint, the key and verify.mjs',
+  )
+  async bundle(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('trail') trail: string,
+    @Query() { at }: AtQuery,
+    @Req() req: AuthenticatedRequest,
+    @Res() res: Response,
+  ) {
+    const asOf = at ?? (await pinnedNow(this.events));
+    const { view, template } = await this.trailReads.trailView(
+      org,
+      flow,
+      trail,
+      asOf,
+      'Flow or trail not found',
+    );
+    const files: BundleFile[] = [
+      {
+        path: 'records/trail.json',
+        bytes: json({ ...trailAsShown(view, template), html_url: trailUrl(req, org, flow, trail, asOf) }),
+      },
+      { path: 'reports/trail-audit.pdf', bytes: await this.report.render(org, flow, trail, asOf) },
+    ];
+    const seen = new Set<string>();
+    for (const file of attachmentsOf(view)) {
+      if (seen.has(file.sha256)) continue;
+      seen.add(file.sha256);
+      const bytes = await this.attachments.get(file.sha256);
+      if (!bytes) throw new ApiError(500, `Attachment ${file.sha256} is missing from the attachment store`);
+      files.push({ path: `attachments/${file.sha256}/${file.filename.replace(/[^\w.-]/g, '_')}`, bytes });
+    }
+    const zip = await this.bundles.export({
+      org,
+      subject: { kind: 'trail', flow, trail },
+      at: asOf,
+      streams: [flowStream(org, flow), trailStream(org, flow, trail)],
+      files,
+      metadata: requestMetadata(req),
+    });
+    res
+      .status(200)
+      .type('application/zip')
+      .setHeader('Content-Disposition', `attachment; filename="${trailFileName(flow, trail, 'bundle.zip')}"`);
+    res.send(zip);
+  }
+}
