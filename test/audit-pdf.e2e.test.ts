@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { PDF_RENDERER } from '#des/platform';
 import type { ChromiumPdfRenderer } from '#des/reports';
 import { Mode, startApp, TestApp } from './support/app';
+import { checkpointCovering } from './support/ledger';
 import { binary, textOf } from './support/pdf';
 
 const FP = 'ab'.repeat(32);
@@ -64,7 +65,9 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.match(text, /Timeline/);
     });
 
-    it('prints its instant exactly, with the ledger head that GET /ledger/{org}/head?at=<that instant> answers', async () => {
+    it('prints its instant exactly, with the signed checkpoint covering it that GET /ledger/{org}/checkpoint?tree_size= answers', async () => {
+      // Every event so far under a checkpoint: the report now and at the head's instant both print one.
+      await checkpointCovering(t, 'acme');
       for (const pinned of [false, true]) {
         const at = pinned ? (await t.http.get('/api/v2/ledger/acme/head')).body.recorded_at : undefined;
         const path = `/api/v2/trails/acme/payments/release-7/audit_pdf${at === undefined ? '' : `?at=${at}`}`;
@@ -77,16 +80,10 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
           Number(unix),
         );
         if (at !== undefined) assert.equal(Math.round(Number(unix) * 1e6), Math.round(at * 1e6));
-        const printed = /Ledger head\s+([0-9a-f]{64}) \(position (\d+)\)/.exec(text);
+        const printed = /Signed checkpoint Tree size (\d+), root ([^\s,]+)/.exec(text.replace(/\s+/g, ' '));
         assert.ok(printed, text);
-        for (const instant of [unix, encodeURIComponent(iso)]) {
-          const head = (await t.http.get(`/api/v2/ledger/acme/head?at=${instant}`)).body;
-          assert.deepEqual(
-            [head.hash, head.position],
-            [printed[1], Number(printed[2])],
-            `head?at=${instant}`,
-          );
-        }
+        const kept = (await t.http.get(`/api/v2/ledger/acme/checkpoint?tree_size=${printed[1]}`)).body;
+        assert.equal(kept.root_hash, printed[2]);
         assert.ok(text.includes(`acme · trail payments/release-7 · as of ${iso}`), 'the running header');
         assert.match(text, /Page 1 of 1/);
       }

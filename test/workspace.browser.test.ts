@@ -5,8 +5,9 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import request from 'supertest';
-import { isoMicros, unixMicros } from '#des/kernel';
+import { isoMicros } from '#des/kernel';
 import { type Mode, modeEnv, startApp, type TestApp } from './support/app';
+import { checkpointCovering } from './support/ledger';
 import { settle } from './support/time-travel';
 
 /** Debian's Chromium (npm run setup installs it), or the one PUPPETEER_EXECUTABLE_PATH names. */
@@ -135,6 +136,8 @@ async function seed(t: TestApp): Promise<Seeded> {
       .field('data_json', JSON.stringify({ attestation_name: 'notes', user_data: { ticket: 'SHOP-7' } }))
       .attach('attachment_file', Buffer.from(NOTES), 'notes.txt'),
   );
+  // Every event so far under a checkpoint: the head's instant is the last one's.
+  await checkpointCovering(t, 'acme');
   const head = (await ok(t.http.get('/api/v2/ledger/acme/head'), 200)).body as { recorded_at: number };
   // The head's own instant, to the microsecond: staging, recorded after it, is not there yet.
   const beforeStaging = isoMicros(head.recorded_at);
@@ -441,18 +444,19 @@ describe('the evidence workspace in a real browser (embedded mode)', () => {
   it('shows the ledger’s checkpoint and checks a printed report’s against it', async () => {
     await page.goto(`${base}/ui/acme`);
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Ledger' }).click();
-    await page.locator('[data-ledger-hash]').waitFor();
-    const head = (await api('/api/v2/ledger/acme/head')).body as { hash: string; recorded_at: number };
-    assert.equal(await page.locator('[data-ledger-hash]').innerText(), head.hash);
+    await page.locator('[data-ledger-root]').waitFor();
+    const head = (await api('/api/v2/ledger/acme/head')).body as { tree_size: number; root_hash: string };
+    assert.equal(await page.locator('[data-ledger-size]').innerText(), String(head.tree_size));
+    assert.equal(await page.locator('[data-ledger-root]').innerText(), head.root_hash);
     await inspect(page, 'ledger');
 
-    await page.getByLabel('The report’s instant').fill(unixMicros(head.recorded_at));
-    await page.getByLabel('The checkpoint hash it prints').fill(head.hash);
+    await page.getByLabel('The tree size it prints').fill(String(head.tree_size));
+    await page.getByLabel('The root it prints').fill(head.root_hash);
     await page.getByRole('button', { name: 'Check' }).click();
-    await page.getByRole('status').filter({ hasText: 'The hashes match' }).waitFor();
-    await page.getByLabel('The checkpoint hash it prints').fill('0'.repeat(64));
+    await page.getByRole('status').filter({ hasText: 'The roots match' }).waitFor();
+    await page.getByLabel('The root it prints').fill(`${'A'.repeat(43)}=`);
     await page.getByRole('button', { name: 'Check' }).click();
-    await page.getByRole('status').filter({ hasText: 'The hashes differ' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'The roots differ' }).waitFor();
     await page.screenshot({ path: join(SHOTS, 'ledger-check.png'), fullPage: true });
   });
 

@@ -20,8 +20,8 @@ commands:
              mint a new API key for an existing service account; prints it once
   rebuild    drop every read model and replay the event log into it (progress bar)
   verify [org]
-             recompute the log's hash chains (one organization's, or all); prints each head and
-             names the first broken link; exits 1 when one is broken
+             rebuild the transparency log's trees from the log (one organization's, or all) and
+             check every signed checkpoint; names the events a failing one is among; exits 1 then
   verify-bundle <file.zip | directory> [--key <vkey>]
              check an evidence bundle as its verify.mjs does (manifest, signatures, proofs);
              exits 1 naming the first failure

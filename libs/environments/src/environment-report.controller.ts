@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import type { Response } from 'express';
-import { type EventStore, secondsToMicros } from '#des/event-store';
+import type { EventStore } from '#des/event-store';
 import { unixMicros } from '#des/kernel';
 import {
   ApiError,
@@ -85,14 +85,13 @@ export class EnvironmentReportController {
     if (!environment) throw new ApiError(404, 'Environment not found');
     const latest = (environment.latest_snapshot as number | undefined) ?? 0;
     const changeFilter = { org, environment: env, timestamp: { $gte: from, $lte: to } };
-    const [inForce, changes, changesTotal, snapshots, ledger] = await Promise.all([
+    const [inForce, changes, changesTotal, snapshots] = await Promise.all([
       latest > 0 ? reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, latest) }) : null,
       reads.collection(ENVIRONMENT_EVENTS).find(changeFilter, { sort: { seq: -1 }, limit: REPORT_ROWS }),
       reads.collection(ENVIRONMENT_EVENTS).count(changeFilter),
       reads
         .collection(SNAPSHOTS)
         .find({ org, environment: env }, { sort: { index: -1 }, limit: REPORT_ROWS }),
-      this.events.ledgerHead(org, { untilRecordedAt: secondsToMicros(instant) }),
     ]);
     const checkpoint = await checkpointCovering(this.events, this.live, org, instant);
     const report = {
@@ -122,7 +121,6 @@ export class EnvironmentReportController {
           artifacts: view.artifacts.length,
         };
       }),
-      ledger,
       checkpoint,
     };
     const pdf = await this.pdf.render(environmentReportHtml(report), environmentReportFrame(report));

@@ -3,7 +3,6 @@ import {
   exactInstant,
   html,
   checkpointCell,
-  ledgerHeadCell,
   metaTable,
   reportPage,
   type SafeHtml,
@@ -30,8 +29,7 @@ export interface EnvironmentReport {
   changesRest: string;
   /** Every snapshot up to the instant, newest first. */
   snapshots: { index: number; timestamp: number; compliant: boolean; artifacts: number }[];
-  ledger: { position: number; hash: string } | undefined;
-  /** The transparency log's signed checkpoint covering the instant. */
+  /** The transparency log's signed checkpoint covering the instant: a printed report can be checked against the log. */
   checkpoint?: Parameters<typeof checkpointCell>[1];
 }
 
@@ -100,7 +98,6 @@ export function environmentReportHtml(r: EnvironmentReport): string {
         ['As of', exactInstant(r.instant)],
         ['Changes from / to', `${isoMicros(r.period.from)} / ${isoMicros(r.period.to)}`],
         ['Generated', when(r.generatedAt)],
-        ['Ledger head', ledgerHeadCell(r.org, r.instant, r.ledger)],
         ['Signed checkpoint', checkpointCell(r.org, r.checkpoint ?? null)],
       ])}
       <h2>What ran at ${isoMicros(r.instant)}</h2>

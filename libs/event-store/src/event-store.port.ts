@@ -1,5 +1,3 @@
-import type { LedgerHead } from './ledger';
-
 /** Who caused an event, and why: carried with every appended event. */
 export interface EventMetadata {
   org?: string;
@@ -26,8 +24,6 @@ export interface StoredEvent extends EventToAppend {
   position: number;
   /** Commit instant in microseconds since the epoch: never decreases along `position`. */
   recordedAt: number;
-  /** The event's link in its organization's hash chain, where the store keeps one (SQLite). */
-  hash?: string;
   /**
    * The bytes the store counted for the event when it was appended (as
    * `maxAppendSize` counts them), where it knows them without serializing the
@@ -136,11 +132,6 @@ export interface EventStore {
    */
   readAll(afterPosition: number, limit: number): Promise<StoredEvent[]>;
   head(): Promise<LogHead>;
-  /**
-   * An organization's hash chain head (its last event's hash), now or at an
-   * instant; undefined where the store keeps no chain.
-   */
-  ledgerHead(org: string, options?: { untilRecordedAt?: number }): Promise<LedgerHead | undefined>;
   /** The last event recorded at or before an instant (µs): where a read "as of then" is pinned; position 0 when none. */
   positionAt(recordedAt: number): Promise<LogHead>;
   /**

@@ -13,7 +13,7 @@ export {
   type StoredEvent,
 } from './event-store.port';
 export { KurrentDbEventStore } from './kurrentdb-event-store';
-export { canonicalTextOf, chainOf, verifyLedger } from './ledger';
+export { canonicalTextOf, orgOf } from './canonical-text';
 export { microsToSeconds, nowMicros, secondsToMicros } from './microseconds';
 export { SqliteEventStore } from './sqlite-event-store';
 export { TimeSlice } from './time-slice';

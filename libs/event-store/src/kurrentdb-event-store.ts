@@ -273,14 +273,6 @@ export class KurrentDbEventStore implements EventStore {
     return { position: 0, recordedAt: 0 };
   }
 
-  /**
-   * Not kept on KurrentDB yet: linking an organization's events in log order
-   * needs its appends serialized across processes (see README, Auditing).
-   */
-  async ledgerHead(): Promise<undefined> {
-    return undefined;
-  }
-
   /** Read backwards from the end: its cost is the events recorded since the instant. */
   async positionAt(recordedAt: number): Promise<LogHead> {
     try {

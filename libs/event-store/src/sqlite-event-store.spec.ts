@@ -8,7 +8,6 @@ import { describe, it } from 'node:test';
 import { appendSize } from './append-size';
 import { EventTooLargeError, StoreUnavailableError, WrongExpectedRevisionError } from './event-store.port';
 import { SqliteEventStore } from './sqlite-event-store';
-import { verifyLedger } from './ledger';
 
 const event = (type: string) => ({ id: randomUUID(), type, data: {}, metadata: {} });
 
@@ -233,76 +232,50 @@ describe('SqliteEventStore writer thread', () => {
   });
 });
 
-describe('SqliteEventStore hash chain (tamper evidence)', () => {
-  const orgEvent = (org: string, type: string, data: Record<string, unknown> = {}) => ({
-    id: randomUUID(),
-    type,
-    data,
-    metadata: { org },
-  });
-
-  it('links each organization’s events, and names the first altered one', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'des-ledger-')), 'events.db');
-    const store = new SqliteEventStore({ path });
-    for (let i = 0; i < 5; i++) {
-      await store.append(`flow-acme/f${i}`, [orgEvent('acme', 'flow_created', { i })], 'no_stream');
-      await store.append(`flow-umbrella/f${i}`, [orgEvent('umbrella', 'flow_created', { i })], 'no_stream');
-    }
-    const intact = await verifyLedger(store);
-    assert.deepEqual(
-      intact.chains.map((c) => [c.org, c.events, c.broken]),
-      [
-        ['acme', 5, undefined],
-        ['umbrella', 5, undefined],
-      ],
-    );
-    const head = await store.ledgerHead('acme');
-    assert.deepEqual(intact.chains[0].head, { position: head.position, hash: head.hash });
-    assert.match(head.hash, /^[0-9a-f]{64}$/);
-    // The head at an instant: the organization's last event by then.
-    const [first] = await store.readStream('flow-acme/f0');
-    assert.equal((await store.ledgerHead('acme', { untilRecordedAt: first.recordedAt })).hash, first.hash);
-    assert.equal((await store.ledgerHead('nobody')).position, 0);
-    await store.close();
-
-    // One byte of one stored event changed behind the service's back.
-    const raw = new Database(path);
-    const victim = raw.prepare("SELECT position FROM events WHERE stream = 'flow-acme/f2'").get() as {
-      position: number;
-    };
-    raw.prepare('UPDATE events SET data = \'{"i":9}\' WHERE position = ?').run(victim.position);
-    raw.close();
-    const reopened = new SqliteEventStore({ path });
-    const report = await verifyLedger(reopened);
-    const acme = report.chains.find((c) => c.org === 'acme')!;
-    assert.equal(acme.broken?.position, victim.position);
-    assert.equal(acme.broken?.stream, 'flow-acme/f2');
-    assert.equal(report.chains.find((c) => c.org === 'umbrella')!.broken, undefined);
-    await reopened.close();
-  });
-
-  it('chains a log written before the chain existed, once, when it is opened', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'des-ledger-old-')), 'events.db');
+describe('SqliteEventStore logs written before the hash chain was retired (ADR 0026)', () => {
+  it('opens a log holding the chain columns and its heads, and appends to it', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'des-chained-')), 'events.db');
     const old = new Database(path);
     old.exec(`CREATE TABLE events (
       position INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, stream TEXT NOT NULL,
       revision INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL,
-      recorded_at INTEGER NOT NULL, UNIQUE (stream, revision))`);
-    const insert = old.prepare(
-      'INSERT INTO events (event_id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    insert.run(randomUUID(), 'flow-acme/a', 0, 'flow_created', '{"n":1}', '{"org":"acme"}', 1_000);
-    insert.run(randomUUID(), 'flow-acme/a', 1, 'flow_updated', '{"n":2}', '{"org":"acme"}', 2_000);
+      recorded_at INTEGER NOT NULL, org TEXT NOT NULL DEFAULT '', hash TEXT NOT NULL DEFAULT '',
+      UNIQUE (stream, revision));
+      CREATE TABLE chain_heads (org TEXT PRIMARY KEY, position INTEGER NOT NULL, hash TEXT NOT NULL);`);
+    old
+      .prepare(
+        'INSERT INTO events (event_id, stream, revision, type, data, metadata, recorded_at, org, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        randomUUID(),
+        'flow-acme/a',
+        0,
+        'flow_created',
+        '{"n":1}',
+        '{"org":"acme"}',
+        1_000,
+        'acme',
+        'ab'.repeat(32),
+      );
     old.close();
     const store = new SqliteEventStore({ path });
-    const report = await verifyLedger(store);
-    assert.deepEqual(
-      report.chains.map((c) => [c.org, c.events, c.broken]),
-      [['acme', 2, undefined]],
+    await store.append(
+      'flow-acme/a',
+      [{ id: randomUUID(), type: 'flow_updated', data: { n: 2 }, metadata: { org: 'acme' } }],
+      0,
     );
-    // New appends continue the migrated chain.
-    await store.append('flow-acme/a', [orgEvent('acme', 'flow_updated')], 1);
-    assert.equal((await verifyLedger(store)).chains[0].broken, undefined);
+    const events = await store.readStream('flow-acme/a');
+    assert.deepEqual(
+      events.map((e) => [e.revision, e.type, e.data]),
+      [
+        [0, 'flow_created', { n: 1 }],
+        [1, 'flow_updated', { n: 2 }],
+      ],
+    );
+    assert.ok(
+      events.every((e) => !('hash' in e)),
+      'no chain is read or written any more',
+    );
     await store.close();
   });
 });

@@ -4,7 +4,7 @@ import { DEFAULT_MAX_APPEND_SIZE, serializedAppendSize } from './append-size';
 import { followByPolling } from './follow-loop';
 import { TimeSlice } from './time-slice';
 import { nowMicros } from './microseconds';
-import { canonicalJson, chainOf, GENESIS, type LedgerHead, linkHash } from './ledger';
+import { canonicalJson } from './canonical-text';
 import { InThreadWriter, type LogWriter, ThreadedWriter } from './sqlite-log-writer';
 import { type AppendRequest, openLog } from './sqlite-writer';
 import {
@@ -32,7 +32,6 @@ interface Row {
   data: string;
   metadata: string;
   recorded_at: number;
-  hash: string;
 }
 
 const SCHEMA = `
@@ -48,15 +47,7 @@ CREATE TABLE IF NOT EXISTS events (
   UNIQUE (stream, revision)
 );
 CREATE INDEX IF NOT EXISTS events_by_recorded_at ON events (recorded_at, position);
-CREATE INDEX IF NOT EXISTS events_by_stream_time ON events (stream, revision, recorded_at);
-CREATE TABLE IF NOT EXISTS chain_heads (
-  org      TEXT    PRIMARY KEY,
-  position INTEGER NOT NULL,
-  hash     TEXT    NOT NULL
-);`;
-
-/** Columns added after the first release: a log written before them gets them (and its chain) on open. */
-const CHAIN_COLUMNS = ["org TEXT NOT NULL DEFAULT ''", "hash TEXT NOT NULL DEFAULT ''"];
+CREATE INDEX IF NOT EXISTS events_by_stream_time ON events (stream, revision, recorded_at);`;
 
 interface PendingAppend extends Omit<AppendRequest, 'now'> {
   resolve: (result: AppendResult) => void;
@@ -103,7 +94,6 @@ export class SqliteEventStore implements EventStore {
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     this.db = openLog(options.path, busyTimeoutMs);
     this.db.exec(SCHEMA);
-    this.migrateChain();
     this.clock = options.clock ?? nowMicros;
     this.pollMs = options.pollMs ?? 100;
     this.maxAppendSize = options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE;
@@ -116,62 +106,9 @@ export class SqliteEventStore implements EventStore {
         : new ThreadedWriter(options.path, busyTimeoutMs);
   }
 
-  /**
-   * The hash chain (per organization) arrived after the first logs were
-   * written: such a log gets the columns, and its chain is computed once,
-   * in position order, from what it holds.
-   */
-  private migrateChain(): void {
-    // Under the write lock: processes started together on a new log each see the columns the first added.
-    this.db
-      .transaction(() => {
-        const columns = new Set(
-          (this.db.prepare('PRAGMA table_info(events)').all() as { name: string }[]).map((c) => c.name),
-        );
-        for (const column of CHAIN_COLUMNS) {
-          if (!columns.has(column.split(' ')[0])) this.db.exec(`ALTER TABLE events ADD COLUMN ${column}`);
-        }
-      })
-      .immediate();
-    this.db.exec('CREATE INDEX IF NOT EXISTS events_by_org ON events (org, position)');
-    const unchained = this.db.prepare("SELECT COUNT(*) AS n FROM events WHERE hash = ''").get() as {
-      n: number;
-    };
-    if (unchained.n === 0) return;
-    this.db.transaction(() => {
-      const heads = new Map<string, string>();
-      const update = this.db.prepare('UPDATE events SET org = ?, hash = ? WHERE position = ?');
-      const page = this.db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT 10000');
-      for (let after = 0; ;) {
-        const rows = page.all(after) as Row[];
-        if (rows.length === 0) break;
-        for (const row of rows) {
-          const event = toStored(row);
-          const org = chainOf(event.metadata);
-          const hash = linkHash(heads.get(org) ?? GENESIS, event);
-          heads.set(org, hash);
-          update.run(org, hash, row.position);
-        }
-        after = rows[rows.length - 1].position;
-      }
-      const head = this.db.prepare(
-        'INSERT INTO chain_heads (org, position, hash) VALUES (?, ?, ?) ON CONFLICT(org) DO UPDATE SET position = excluded.position, hash = excluded.hash',
-      );
-      for (const [org, hash] of heads) {
-        const last = this.db
-          .prepare('SELECT MAX(position) AS position FROM events WHERE org = ?')
-          .get(org) as { position: number };
-        head.run(org, last.position, hash);
-      }
-    })();
-  }
-
   private prepare() {
     const db = this.db;
     return {
-      ledgerHead: db.prepare<[string, number], { position: number; recorded_at: number; hash: string }>(
-        'SELECT position, recorded_at, hash FROM events WHERE org = ? AND recorded_at <= ? ORDER BY position DESC LIMIT 1',
-      ),
       // Positions first, from the covering (stream, revision, recorded_at) index: no event's text is
       // read (recorded_at is stored after it) or sorted; the events are then read by position.
       streamPositions: db
@@ -225,7 +162,6 @@ export class SqliteEventStore implements EventStore {
       type: e.type,
       data: canonicalJson(e.data),
       metadata: canonicalJson(e.metadata),
-      org: chainOf(e.metadata),
     }));
     const size = serializedAppendSize(serialized);
     if (size > this.maxAppendSize)
@@ -360,15 +296,6 @@ export class SqliteEventStore implements EventStore {
     return row ? { position: row.position, recordedAt: row.recorded_at } : { position: 0, recordedAt: 0 };
   }
 
-  async ledgerHead(org: string, options: { untilRecordedAt?: number } = {}): Promise<LedgerHead> {
-    const row = this.guard(() =>
-      this.stmt.ledgerHead.get(org, options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER),
-    );
-    return row
-      ? { org, position: row.position, recordedAt: row.recorded_at, hash: row.hash }
-      : { org, position: 0, recordedAt: 0, hash: GENESIS };
-  }
-
   async positionAt(recordedAt: number): Promise<LogHead> {
     const row = this.guard(() => this.stmt.positionAt.get(recordedAt));
     return row ? { position: row.position, recordedAt: row.recorded_at } : { position: 0, recordedAt: 0 };
@@ -446,7 +373,6 @@ function toStored(row: Row): StoredEvent {
     data: JSON.parse(row.data) as Record<string, unknown>,
     metadata: JSON.parse(row.metadata) as StoredEvent['metadata'],
     recordedAt: row.recorded_at,
-    ...(row.hash ? { hash: row.hash } : {}),
     size: serializedAppendSize([row]),
   };
 }

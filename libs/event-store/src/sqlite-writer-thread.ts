@@ -4,8 +4,8 @@ import { encodeError, type WriterReply, type WriterRequest } from './sqlite-writ
 
 /**
  * The SQLite log's writer thread: its own connection to the file, committing
- * the batches the store sends, so a commit (its fsync and its hashing) never
- * holds the event loop that serves requests.
+ * the batches the store sends, so a commit (its fsync) never holds the
+ * event loop that serves requests.
  */
 const { path, busyTimeoutMs } = workerData as { path: string; busyTimeoutMs: number };
 const db = openLog(path, busyTimeoutMs);

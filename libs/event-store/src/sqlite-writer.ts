@@ -1,16 +1,14 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { GENESIS, linkHashOfCanonical } from './ledger';
 import { AppendResult, ExpectedRevision, WrongExpectedRevisionError } from './event-store.port';
 
-/** An event to append with its data and metadata already in the canonical JSON that is stored and linked. */
+/** An event to append with its data and metadata already in the canonical JSON that is stored (and hashed by the transparency log). */
 export interface SerializedEvent {
   id: string;
   type: string;
   data: string;
   metadata: string;
-  org: string;
 }
 
 /** One append of a group commit; `now` is the clock's reading for it (recorded_at is max(now, last)). */
@@ -37,9 +35,8 @@ export function openLog(path: string, busyTimeoutMs: number): Database.Database 
 
 /**
  * The log's writes: group commits, each append in a savepoint of its own so
- * one append's conflict fails that append alone, each event linked into its
- * organization's hash chain. Runs on the store's writer thread (a file) or
- * on the caller's (`:memory:`).
+ * one append's conflict fails that append alone. Runs on the store's writer
+ * thread (a file) or on the caller's (`:memory:`).
  */
 export class SqliteWriter {
   private readonly stmt: ReturnType<SqliteWriter['prepare']>;
@@ -82,21 +79,16 @@ export class SqliteWriter {
       streamRevision: db.prepare<[string], { revision: number | null }>(
         'SELECT MAX(revision) AS revision FROM events WHERE stream = ?',
       ),
-      byEventId: db.prepare<[string], { stream: string; revision: number; position: number; recorded_at: number }>(
-        'SELECT stream, revision, position, recorded_at FROM events WHERE event_id = ?',
-      ),
+      byEventId: db.prepare<
+        [string],
+        { stream: string; revision: number; position: number; recorded_at: number }
+      >('SELECT stream, revision, position, recorded_at FROM events WHERE event_id = ?'),
       lastRecorded: db.prepare<[], { recorded_at: number }>(
         'SELECT recorded_at FROM events ORDER BY position DESC LIMIT 1',
       ),
       insert: db.prepare(
-        `INSERT INTO events (event_id, stream, revision, type, data, metadata, recorded_at, org, hash)
-         VALUES (@id, @stream, @revision, @type, @data, @metadata, @recordedAt, @org, @hash)`,
-      ),
-      chainHead: db.prepare<[string], { position: number; hash: string }>(
-        'SELECT position, hash FROM chain_heads WHERE org = ?',
-      ),
-      setChainHead: db.prepare(
-        'INSERT INTO chain_heads (org, position, hash) VALUES (?, ?, ?) ON CONFLICT(org) DO UPDATE SET position = excluded.position, hash = excluded.hash',
+        `INSERT INTO events (event_id, stream, revision, type, data, metadata, recorded_at)
+         VALUES (@id, @stream, @revision, @type, @data, @metadata, @recordedAt)`,
       ),
     };
   }
@@ -110,11 +102,8 @@ export class SqliteWriter {
     const recordedAt = Math.max(now, last);
     let position = 0;
     events.forEach((event, i) => {
-      const previous = this.stmt.chainHead.get(event.org)?.hash ?? GENESIS;
-      const hash = linkHashOfCanonical(previous, { stream, ...event, recordedAt });
-      const info = this.stmt.insert.run({ ...event, stream, revision: current + 1 + i, recordedAt, hash });
+      const info = this.stmt.insert.run({ ...event, stream, revision: current + 1 + i, recordedAt });
       position = Number(info.lastInsertRowid);
-      this.stmt.setChainHead.run(event.org, position, hash);
     });
     return { nextRevision: current + events.length, position, recordedAt };
   }

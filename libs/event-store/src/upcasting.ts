@@ -11,7 +11,6 @@ import type {
   ReadStreamOptions,
   StoredEvent,
 } from './event-store.port';
-import type { LedgerHead } from './ledger';
 
 /**
  * One step of an event type's schema: how data written at version `from`
@@ -30,8 +29,9 @@ export const SCHEMA_VERSION = 'schema';
 /**
  * The event store as the domain reads it: every event read is upcast to its
  * type's current schema, every event appended is stamped with that version.
- * What is stored stays as written, and the hash chain links those bytes: the
- * ledger's verification reads the store itself, not this view (ADR 0016).
+ * What is stored stays as written, and the transparency log's leaves hash
+ * those bytes: its sequencer and its verification read the store itself, not
+ * this view (ADR 0016).
  */
 export class UpcastingEventStore implements EventStore {
   private readonly steps = new Map<string, Map<number, Upcaster>>();
@@ -117,9 +117,6 @@ export class UpcastingEventStore implements EventStore {
 
   head(): Promise<LogHead> {
     return this.inner.head();
-  }
-  ledgerHead(org: string, options?: { untilRecordedAt?: number }): Promise<LedgerHead | undefined> {
-    return this.inner.ledgerHead(org, options);
   }
   positionAt(recordedAt: number): Promise<LogHead> {
     return this.inner.positionAt(recordedAt);

@@ -1,4 +1,4 @@
-import { chainOf, type EventStore, microsToSeconds } from '#des/event-store';
+import { orgOf, type EventStore, microsToSeconds } from '#des/event-store';
 import type { ReadStore } from '#des/read-store';
 import { LEDGER_CHECKPOINTS } from './checkpoints.projection';
 import { storedAsWritten } from './ledger-sequencer.service';
@@ -73,5 +73,5 @@ async function integratedThrough(
   const unread = await store.readAll(read ?? 0, 100);
   const byThen = unread.filter((e) => microsToSeconds(e.recordedAt) <= at);
   if (byThen.length === unread.length && unread.length === 100) return false;
-  return !byThen.some((e) => chainOf(e.metadata) === org);
+  return !byThen.some((e) => orgOf(e.metadata) === org);
 }

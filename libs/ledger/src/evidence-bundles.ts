@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   canonicalTextOf,
-  chainOf,
+  orgOf,
   type EventMetadata,
   type EventStore,
   secondsToMicros,
@@ -192,7 +192,7 @@ export class EvidenceBundles {
     );
     return read
       .flat()
-      .filter((e) => chainOf(e.metadata) === org)
+      .filter((e) => orgOf(e.metadata) === org)
       .sort((a, b) => a.position - b.position);
   }
 

@@ -1,14 +1,6 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import {
-  ApiBasicAuth,
-  ApiBearerAuth,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiProperty,
-  ApiTags,
-} from '@nestjs/swagger';
-import { canonicalTextOf, type EventStore, microsToSeconds, secondsToMicros } from '#des/event-store';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { canonicalTextOf, type EventStore, microsToSeconds } from '#des/event-store';
 import {
   ApiError,
   AtQuery,
@@ -21,36 +13,25 @@ import {
   VALIDATION_FAILED,
 } from '#des/platform';
 import type { ReadStore } from '#des/read-store';
+import { LEDGER_CHECKPOINTS } from './checkpoints.projection';
 import {
+  CheckpointQuery,
   CheckpointView,
   ConsistencyProofView,
   ConsistencyQuery,
   InclusionProofView,
   InclusionQuery,
   LedgerEntryView,
+  LedgerHeadView,
   LedgerKeyView,
 } from './ledger.dto';
 import { LedgerSequencerService, ledgerSigner, storedAsWritten } from './ledger-sequencer.service';
 import { consistencyProof, inclusionProof, leafHash } from './merkle';
 import { entryPosition, withKeptTree } from './tree-sequencer';
 
-/** The organization's hash chain head, at an instant or now. */
-export class LedgerHeadView {
-  @ApiProperty() org!: string;
-  @ApiProperty({ type: 'number', nullable: true, description: 'The instant asked for (`?at=`); null: now' })
-  at!: number | null;
-  @ApiProperty({ description: 'Log position of the last event of the organization by then (0: none)' })
-  position!: number;
-  @ApiProperty({ type: 'number', nullable: true, description: 'When that event was recorded; UNIX seconds' })
-  recorded_at!: number | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Hex SHA-256 chaining every event before it' })
-  hash!: string | null;
-}
-
 /**
- * The organization's hash chain head: every event of the organization is a
- * link (SHA-256 of the previous hash and the event), so this one hash pins
- * its whole history. Compare it later with `npm run cli -- verify <org>`.
+ * The organization's transparency log (ADR 0024): the key that signs its
+ * checkpoints, the checkpoints, each leaf, and the proofs that check them.
  */
 @ApiTags('auditing')
 @ApiBearerAuth('bearer')
@@ -65,20 +46,26 @@ export class LedgerController {
   ) {}
 
   @Get(':org/head')
-  @ApiOperation({ operationId: 'getLedgerHead', summary: "Read the head of the organization's hash chain" })
+  @ApiOperation({
+    operationId: 'getLedgerHead',
+    summary: "Read the organization's ledger head: its latest signed checkpoint, now or kept by an instant",
+  })
   @Requires('reader')
   @ApiOkResponse({ type: LedgerHeadView })
   async head(@Param('org') org: string, @Query() { at }: AtQuery): Promise<LedgerHeadView> {
-    const head = await this.events.ledgerHead(org, {
-      untilRecordedAt: at === undefined ? undefined : secondsToMicros(at),
-    });
-    if (!head) throw new ApiError(501, 'This event store keeps no hash chain');
+    const checkpoint = await this.latest(org, at);
+    const treeSize = checkpoint.tree_size as number;
+    const position = await entryPosition(this.reads, org, treeSize - 1);
+    const [event] = position === null ? [] : await storedAsWritten(this.events).readAll(position - 1, 1);
+    if (!event || event.position !== position) throw new ApiError(404, 'No checkpoint yet');
     return {
       org,
       at: at ?? null,
-      position: head.position,
-      recorded_at: head.position ? microsToSeconds(head.recordedAt) : null,
-      hash: head.hash || null,
+      tree_size: treeSize,
+      root_hash: checkpoint.root_hash as string,
+      position,
+      recorded_at: microsToSeconds(event.recordedAt),
+      signed_at: checkpoint.recorded_at as number,
     };
   }
 
@@ -99,8 +86,18 @@ export class LedgerController {
   })
   @Requires('reader')
   @ApiOkResponse({ type: CheckpointView })
-  async checkpoint(@Param('org') org: string, @Query() { at }: AtQuery): Promise<CheckpointView> {
-    return checkpointView(await this.latest(org, at));
+  async checkpoint(
+    @Param('org') org: string,
+    @Query() { at, tree_size }: CheckpointQuery,
+  ): Promise<CheckpointView> {
+    if (tree_size === undefined) return checkpointView(await this.latest(org, at));
+    if (at !== undefined)
+      throw new ApiError(400, VALIDATION_FAILED, {
+        tree_size: 'tree_size names one checkpoint: not with at',
+      });
+    const [kept] = await this.reads.collection(LEDGER_CHECKPOINTS).find({ org, tree_size }, { limit: 1 });
+    if (!kept) throw new ApiError(404, `No checkpoint of tree size ${tree_size}`);
+    return checkpointView(kept);
   }
 
   @Get(':org/entries/:index')

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { AtQuery } from '#des/platform';
 
 const MAX_INDEX = 2 ** 48;
 const integer = (name: string, min: number) => `${name} must be an integer from ${min}`;
@@ -21,6 +22,36 @@ export class CheckpointView {
   @ApiProperty({ description: 'The C2SP signed note: the checkpoint body, a blank line, its signature' })
   note!: string;
   @ApiProperty({ description: 'When it was kept; UNIX seconds' }) recorded_at!: number;
+}
+
+/** The organization's ledger head: its latest signed checkpoint (by an instant), and the event it ends at. */
+export class LedgerHeadView {
+  @ApiProperty() org!: string;
+  @ApiProperty({ type: 'number', nullable: true, description: 'The instant asked for (`?at=`); null: now' })
+  at!: number | null;
+  @ApiProperty({ description: "Leaves in the checkpoint's tree: the organization's events it covers" })
+  tree_size!: number;
+  @ApiProperty({ description: 'RFC 9162 root hash of that tree, base64 (as the signed note carries it)' })
+  root_hash!: string;
+  @ApiProperty({ description: 'Log position of the last event it covers' }) position!: number;
+  @ApiProperty({ description: 'When that event was recorded; UNIX seconds' }) recorded_at!: number;
+  @ApiProperty({ description: 'When the checkpoint was signed and kept; UNIX seconds' })
+  signed_at!: number;
+}
+
+export class CheckpointQuery extends AtQuery {
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: MAX_INDEX,
+    type: 'integer',
+    description: 'The checkpoint kept for exactly this tree size (instead of the latest; not with `at`)',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: integer('tree_size', 1) })
+  @Min(1, { message: integer('tree_size', 1) })
+  @Max(MAX_INDEX, { message: integer('tree_size', 1) })
+  tree_size?: number;
 }
 
 export class LedgerEntryView {

@@ -1,4 +1,4 @@
-import { canonicalTextOf, chainOf, type EventStore, type StoredEvent } from '#des/event-store';
+import { canonicalTextOf, orgOf, type EventStore, type StoredEvent } from '#des/event-store';
 import type { ReadStore } from '#des/read-store';
 import { leafHash, type TreeHashes } from './merkle';
 import { TILE_WIDTH, tileKey, type TileName, tilesNeeded, TileTree, TileWriter } from './tiles';
@@ -66,7 +66,7 @@ export class TreeSequencer {
   }
 
   private async integrate(event: StoredEvent): Promise<void> {
-    const org = chainOf(event.metadata);
+    const org = orgOf(event.metadata);
     if (!org) return;
     const tree = await this.treeOf(org);
     if (event.position <= tree.position) return;

@@ -1,4 +1,4 @@
-import { canonicalTextOf, chainOf, type EventStore } from '#des/event-store';
+import { canonicalTextOf, orgOf, type EventStore } from '#des/event-store';
 import type { CheckpointSigned } from './checkpoint.decider';
 import { GrowingTree, leafHash, rootAt } from './merkle';
 import { checkpointText, openNote } from './signed-note';
@@ -50,7 +50,7 @@ export async function verifyTrees(
     if (!batch.length) break;
     for (const e of batch) {
       events++;
-      const org = chainOf(e.metadata);
+      const org = orgOf(e.metadata);
       if (org && (options.org === undefined || org === options.org)) {
         const t = of(org);
         t.tree.append(leafHash(canonicalTextOf(e)));

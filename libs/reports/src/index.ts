@@ -4,7 +4,6 @@ export { ChromiumPdfRenderer, type PageFrame, type PdfRenderer } from './pdf-ren
 export {
   exactInstant,
   checkpointCell,
-  ledgerHeadCell,
   metaTable,
   REPORT_STYLE,
   reportPage,

@@ -135,23 +135,6 @@ export const when = (seconds: number | null | undefined) =>
 export const exactInstant = (instant: number) => `${isoMicros(instant)} (UNIX ${unixMicros(instant)})`;
 
 /**
- * How a printed report is checked against the log: the organization's hash
- * chain head at the instant shown, and the call that answers the same.
- */
-export function ledgerHeadCell(
-  org: string,
-  instant: number,
-  ledger: { position: number; hash: string } | undefined,
-): SafeHtml | undefined {
-  if (!ledger) return undefined;
-  return html`<code>${ledger.hash || '—'}</code> (position ${String(ledger.position)})<br />
-    <span class="small"
-      >Check: <code>GET /api/v2/ledger/${org}/head?at=${unixMicros(instant)}</code> answers this hash and
-      position</span
-    >`;
-}
-
-/**
  * The transparency log's signed checkpoint covering the organization's
  * history up to the instant shown, and how to check it; or, printed before
  * one was signed, which checkpoint will.
@@ -176,7 +159,7 @@ export function checkpointCell(
     ${when(checkpoint.recorded_at)} (${String(leaves)} events by this instant)<br />
     <span class="small"
       >Check:
-      <code>GET /api/v2/ledger/${org}/checkpoint?at=${unixMicros(checkpoint.recorded_at)}</code> answers this
+      <code>GET /api/v2/ledger/${org}/checkpoint?tree_size=${String(checkpoint.tree_size)}</code> answers this
       checkpoint with its signed note, and
       <code>…/proofs/consistency?from=${String(checkpoint.tree_size)}</code> proves any later one extends
       it</span

@@ -3,7 +3,7 @@ import type { PdfRenderer } from '#des/reports';
 import { EVENT_STORE, PDF_RENDERER, READ_STORE } from '#des/platform';
 import type { ReadStore } from '#des/read-store';
 import { checkpointCovering } from '#des/ledger';
-import { type EventStore, secondsToMicros } from '#des/event-store';
+import type { EventStore } from '#des/event-store';
 import { unixMicros } from '#des/kernel';
 import { trailAuditHtml, trailReportFrame } from './trail-audit-report';
 import { TrailReads } from './trail-reads';
@@ -36,9 +36,8 @@ export class TrailAuditPdf {
     );
     const total = view.event_count;
     const range = { from: Math.max(0, total - PDF_TIMELINE_ENTRIES), until: total };
-    const [entries, ledger, checkpoint] = await Promise.all([
+    const [entries, checkpoint] = await Promise.all([
       this.timeline.entries(org, flow, trail, range, asOf),
-      this.events.ledgerHead(org, { untilRecordedAt: secondsToMicros(asOf) }),
       checkpointCovering(this.events, this.reads, org, asOf),
     ]);
     const timeline = {
@@ -47,7 +46,7 @@ export class TrailAuditPdf {
       rest: `/api/v2/trails/${org}/${flow}/${trail}/events?at=${unixMicros(asOf)}`,
     };
     return this.pdf.render(
-      trailAuditHtml(view, trailCompliance(view, template), asOf, generatedAt, ledger, timeline, checkpoint),
+      trailAuditHtml(view, trailCompliance(view, template), asOf, generatedAt, timeline, checkpoint),
       trailReportFrame(view, asOf),
     );
   }

@@ -3,7 +3,6 @@ import {
   exactInstant,
   html,
   checkpointCell,
-  ledgerHeadCell,
   metaTable,
   reportPage,
   SafeHtml,
@@ -59,10 +58,8 @@ export function trailAuditHtml(
   compliance: Compliance,
   instant: number,
   generatedAt: number,
-  /** The organization's hash chain head at the instant: a printed report can be checked against the log. */
-  ledger: { position: number; hash: string } | undefined,
   timeline: ReportTimeline,
-  /** The transparency log's signed checkpoint covering the instant. */
+  /** The transparency log's signed checkpoint covering the instant: a printed report can be checked against the log. */
   checkpoint: Parameters<typeof checkpointCell>[1] = null,
 ): string {
   const commit = view.git_commit_info;
@@ -91,7 +88,6 @@ export function trailAuditHtml(
         ['Compliance', complianceCell],
         ['As of', exactInstant(instant)],
         ['Generated', when(generatedAt)],
-        ['Ledger head', ledgerHeadCell(view.org, instant, ledger)],
         ['Signed checkpoint', checkpointCell(view.org, checkpoint)],
       ])}
       <h2>Artifacts</h2>

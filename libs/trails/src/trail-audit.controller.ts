@@ -29,8 +29,7 @@ export class TrailAuditController {
     @Query() { at }: AtQuery,
     @Res() res: Response,
   ) {
-    // The report shows one exact instant, to the microsecond: the one asked for, or now. Its
-    // ledger head is the one `GET /ledger/{org}/head?at=<that instant>` answers.
+    // The report shows one exact instant, to the microsecond: the one asked for, or now.
     const asOf = at ?? (await pinnedNow(this.events));
     const pdf = await this.report.render(org, flow, trail, asOf);
     res

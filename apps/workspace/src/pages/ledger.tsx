@@ -3,13 +3,14 @@ import { answer, clientFor, type Schemas, useAnswer, useSession } from '../api';
 import { useAsOf } from '../as-of';
 import { Instant, Loaded, Section } from '../ui';
 
-type Head = Schemas['LedgerHeadView'];
-type Check = { ok: true; head: Head; matches: boolean } | { ok: false; problem: string };
+type Checkpoint = Schemas['CheckpointView'];
+type Check = { ok: true; kept: Checkpoint; matches: boolean } | { ok: false; problem: string };
 
 /**
- * The organization's ledger: the checkpoint (position and chained hash of
- * its latest event) at the page's instant, and a check of a printed report's
- * checkpoint against the one the service answers for the report's instant.
+ * The organization's ledger: its latest signed checkpoint at the page's
+ * instant (the tree of its events, its root, the last event it covers), and a
+ * check of the checkpoint a printed report names against the one the service
+ * kept for that tree size.
  */
 export function Ledger() {
   const session = useSession();
@@ -24,18 +25,16 @@ export function Ledger() {
   const verify = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const instant = String(form.get('instant') ?? '').trim();
-    const hash = String(form.get('hash') ?? '')
-      .trim()
-      .toLowerCase();
+    const size = Number(String(form.get('size') ?? '').trim());
+    const root = String(form.get('root') ?? '').trim();
     const got = await answer(
-      clientFor(session).GET('/api/v2/ledger/{org}/head', {
-        params: { path: { org }, query: { at: instant } },
+      clientFor(session).GET('/api/v2/ledger/{org}/checkpoint', {
+        params: { path: { org }, query: { tree_size: size } },
       }),
     );
     setCheck(
       got.ok
-        ? { ok: true, head: got.data, matches: got.data.hash === hash }
+        ? { ok: true, kept: got.data, matches: got.data.root_hash === root }
         : { ok: false, problem: `The service answered ${got.status}: ${got.message}` },
     );
   };
@@ -44,24 +43,28 @@ export function Ledger() {
     <>
       <h1>Ledger</h1>
       <p>
-        Every event the service records is chained to the one before it by a SHA-256 hash. The checkpoint
-        below names the latest event {at ? 'recorded by the page’s instant' : 'recorded'}; a report prints the
-        checkpoint of its instant, so anyone can later ask the service for the checkpoint of that instant and
-        compare.
+        Every event of the organization is a leaf of its Merkle tree (RFC 9162). The service signs a
+        checkpoint of the tree, its size and root hash, as it grows; a checkpoint pins the whole history up to
+        its size. Below: the latest checkpoint {at ? 'kept by the page’s instant' : 'kept'}.
       </p>
       <Section id="checkpoint" title="Checkpoint">
         <Loaded answer={head}>
           {(h) => (
             <dl className="facts">
-              <dt>Position</dt>
-              <dd data-ledger-position>{h.position}</dd>
-              <dt>Recorded</dt>
+              <dt>Tree size</dt>
+              <dd data-ledger-size>{h.tree_size}</dd>
+              <dt>Root hash</dt>
               <dd>
-                <Instant seconds={h.recorded_at} never="nothing recorded yet" />
+                <code data-ledger-root>{h.root_hash}</code>
               </dd>
-              <dt>Hash</dt>
+              <dt>Signed</dt>
               <dd>
-                <code data-ledger-hash>{h.hash ?? 'none'}</code>
+                <Instant seconds={h.signed_at} />
+              </dd>
+              <dt>Last event covered</dt>
+              <dd>
+                position <span data-ledger-position>{h.position}</span>, recorded{' '}
+                <Instant seconds={h.recorded_at} />
               </dd>
             </dl>
           )}
@@ -69,31 +72,23 @@ export function Ledger() {
       </Section>
       <Section id="check" title="Check a printed report">
         <ol className="steps">
+          <li>Find the signed checkpoint the report prints: its tree size and its root.</li>
+          <li>Enter both below: the workspace asks the service for the checkpoint it kept for that size.</li>
           <li>
-            Find the instant the report is as of (printed in UNIX seconds and ISO-8601) and its ledger
-            checkpoint hash.
-          </li>
-          <li>Enter both below: the workspace asks the service for the checkpoint at that instant.</li>
-          <li>
-            The hashes match: the log the report was made from is the log the service holds, unchanged. They
-            differ: the log was altered after the report, or the report was.
+            The roots match: the history the report was made from is the one the service signed, unchanged.
+            They differ: the report was altered, or the service's history was.
           </li>
         </ol>
         <form className="check" onSubmit={verify}>
-          <label htmlFor="instant-input">The report’s instant</label>
+          <label htmlFor="size-input">The tree size it prints</label>
+          <input id="size-input" name="size" required inputMode="numeric" pattern="[1-9][0-9]*" />
+          <label htmlFor="root-input">The root it prints</label>
           <input
-            id="instant-input"
-            name="instant"
+            id="root-input"
+            name="root"
             required
-            placeholder="1795459433.000016 or 2026-11-23T18:43:53.000016Z"
-          />
-          <label htmlFor="hash-input">The checkpoint hash it prints</label>
-          <input
-            id="hash-input"
-            name="hash"
-            required
-            pattern="[0-9a-fA-F]{64}"
-            title="64 hexadecimal digits"
+            pattern="[A-Za-z0-9+/]{43}="
+            title="44 characters of base64"
           />
           <button type="submit">Check</button>
         </form>
@@ -102,8 +97,8 @@ export function Ledger() {
             {!check.ok
               ? check.problem
               : check.matches
-                ? `The hashes match: position ${check.head.position}, the log is as the report saw it.`
-                : `The hashes differ: at that instant the service's checkpoint is ${check.head.hash ?? 'none'} (position ${check.head.position}).`}
+                ? `The roots match: the service signed this tree of ${check.kept.tree_size} events.`
+                : `The roots differ: the service's checkpoint of ${check.kept.tree_size} events has root ${check.kept.root_hash}.`}
           </div>
         )}
       </Section>

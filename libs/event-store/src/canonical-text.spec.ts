@@ -4,25 +4,23 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { stringify } from 'safe-stable-stringify';
 import { appendSize, serializedAppendSize } from './append-size';
-import { canonicalJson, linkHash, linkHashOfCanonical } from './ledger';
+import { canonicalEventText, canonicalJson, canonicalTextOf } from './canonical-text';
 
-/** The link as first defined: the canonical JSON of the whole event, hashed after the previous hash. */
-function referenceLink(
-  previous: string,
-  e: { stream: string; type: string; data: unknown; metadata: unknown; recordedAt: number },
-): string {
-  const content = stringify({
+/** The text as first defined: the canonical JSON of the whole event (its leaves, and the retired chain, hash it). */
+const referenceText = (e: {
+  stream: string;
+  type: string;
+  data: unknown;
+  metadata: unknown;
+  recordedAt: number;
+}) =>
+  stringify({
     stream: e.stream,
     type: e.type,
     data: e.data,
     metadata: e.metadata,
     recorded_at: e.recordedAt,
   });
-  return createHash('sha256')
-    .update(previous)
-    .update(content ?? '')
-    .digest('hex');
-}
 
 const text = fc.string({ unit: 'binary', maxLength: 12 });
 const json = fc.dictionary(text, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 });
@@ -34,25 +32,17 @@ const event = fc.record({
   recordedAt: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
 });
 
-describe('ledger links', () => {
-  it('given any event, when linked from its canonical texts, then the link is the one the chain has always used', () => {
+describe('canonical event text', () => {
+  it('given any event, when built from its canonical data and metadata, then it is the canonical JSON of the whole event', () => {
     fc.assert(
-      fc.property(
-        fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), maxLength: 64 }),
-        event,
-        (previous, e) => {
-          const expected = referenceLink(previous, e);
-          assert.equal(linkHash(previous, e), expected);
-          assert.equal(
-            linkHashOfCanonical(previous, {
-              ...e,
-              data: canonicalJson(e.data),
-              metadata: canonicalJson(e.metadata),
-            }),
-            expected,
-          );
-        },
-      ),
+      fc.property(event, (e) => {
+        const expected = referenceText(e);
+        assert.equal(canonicalTextOf(e), expected);
+        assert.equal(
+          canonicalEventText({ ...e, data: canonicalJson(e.data), metadata: canonicalJson(e.metadata) }),
+          expected,
+        );
+      }),
       { numRuns: 500 },
     );
   });
@@ -84,15 +74,15 @@ describe('ledger links', () => {
     );
   });
 
-  it('keeps a known link: the chain of logs already written still verifies', () => {
-    const link = linkHash('', {
+  it('keeps a known text: the leaves of trees already built still verify', () => {
+    const text = canonicalTextOf({
       stream: 'trail-acme-svc-t1',
       type: 'attestation_recorded',
       data: { name: 'unit', b: [1, { z: null, a: 'é' }] },
       metadata: { org: 'acme', actor: 'ci' },
       recordedAt: 1_790_000_000_000_000,
     });
-    assert.equal(link, KNOWN_LINK);
+    assert.equal(createHash('sha256').update(text).digest('hex'), KNOWN_TEXT_SHA256);
   });
 
   it('refuses a cycle, as JSON does, instead of writing it as text', () => {
@@ -102,5 +92,5 @@ describe('ledger links', () => {
   });
 });
 
-// Computed with the link's first implementation.
-const KNOWN_LINK = '1d4d4c4e327ecf86166881308e2d1452c05c7cff0be369a4b7bf984ea2243d19';
+// The SHA-256 of the text as the first implementation wrote it.
+const KNOWN_TEXT_SHA256 = '1d4d4c4e327ecf86166881308e2d1452c05c7cff0be369a4b7bf984ea2243d19';
