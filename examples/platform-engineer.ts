@@ -99,7 +99,10 @@ async function main(): Promise<void> {
       body: { name: 'prod', type: 'K8S', description: 'Production cluster' },
     }),
   );
-  const before = await answered(des.GET('/api/v2/ledger/{org}/head', { params: { path: { org } } }));
+  // Now, pinned: the instant of the latest recorded event (any pinned answer carries it).
+  const before = await answered(
+    des.GET('/api/v2/audit/{org}/changes', { params: { path: { org }, query: { per_page: 1 } } }),
+  );
   const digests = { 'ghcr.io/acme/web:1.4': `sha256:${fingerprint}` };
   await answered(
     des.PUT('/api/v2/environments/{org}/{env}/report/K8S', {
@@ -168,7 +171,7 @@ async function main(): Promise<void> {
     des.GET('/api/v2/environments/{org}/{env}', {
       params: {
         path: { org, env: 'prod' },
-        query: { at: before.recorded_at === null ? undefined : String(before.recorded_at) },
+        query: { at: String(before.at) },
       },
     }),
   );
