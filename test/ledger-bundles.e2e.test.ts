@@ -303,6 +303,19 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.deepEqual([record.seed, record.size, record.population_total], ['Q4', 5, 1]);
       assert.equal(record.changes[0].trail, 'build-1');
       assert.ok(sample['reports/trails/shop-build-1-audit.pdf'], "the sampled trail's PDF");
+      const proven = Buffer.from(sample['events.jsonl'])
+        .toString()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(JSON.parse(l).canonical) as { stream: string; type: string });
+      assert.ok(
+        proven.some((e) => e.stream.startsWith('environment-acme/prod') && e.type === 'snapshot_created'),
+        'the report that started the change is proven too',
+      );
+      assert.ok(
+        proven.some((e) => e.stream === 'trail-acme/shop/build-1'),
+        "and its trail's events",
+      );
       const run = place.verify(place.write('sample.zip', zipSync(sample)), '--key', vkey);
       assert.equal(run.status, 0, run.stderr);
       const population = unzipSync(await bundleOf('/api/v2/audit/acme/changes/bundle'));

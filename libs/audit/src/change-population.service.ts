@@ -129,6 +129,12 @@ export class ChangePopulation {
     });
   }
 
+  /** The log positions of the reports that started `changes` (a snapshot projected before they were kept has none). */
+  async reportPositions(org: string, changes: StartedChange[]): Promise<number[]> {
+    const snapshots = await this.snapshotsOf(org, changes);
+    return [...snapshots.values()].flatMap((s) => (typeof s.position === 'number' ? [s.position] : []));
+  }
+
   private async snapshotsOf(org: string, changes: StartedChange[]): Promise<Map<string, Doc>> {
     const wanted = new Map<string, Set<number>>();
     for (const c of changes) {

@@ -106,6 +106,7 @@ export class ChangesBundleController {
         flowStream(org, flow),
         trailStream(org, flow, trail),
       ]),
+      positions: await this.population.reportPositions(org, changes),
       files,
       metadata: requestMetadata(req),
     });

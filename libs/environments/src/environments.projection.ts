@@ -151,6 +151,8 @@ export const environmentsProjection: Projection = {
                 compliant: state,
                 compliant_when_made: state,
                 artifacts,
+                // The report's event in the log: what an evidence bundle proves the change by.
+                position: stored.position,
               },
             },
             once: true,

@@ -9,7 +9,9 @@
  *  2. manifest.sig: the deployment's key signed the manifest's SHA-256;
  *  3. checkpoint.txt: a C2SP signed note by the same key over the organization's tree;
  *  4. every line of events.jsonl: its leaf hash is SHA-256(0x00 ‖ canonical text), and its
- *     RFC 9162 inclusion proof leads to the checkpoint's root.
+ *     RFC 9162 inclusion proof leads to the checkpoint's root;
+ *  5. checkpoint.tsr, where the bundle has one: an RFC 3161 timestamp of checkpoint.txt (its
+ *     message imprint); its signature is the TSA's, which `openssl ts -verify` checks.
  * Without --key it trusts key.txt from the bundle and says so; pin the key an auditor got from
  * the service (`GET /ledger/{org}/key`, its `vkey`) with --key.
  *
@@ -44,6 +46,8 @@ export interface BundleReport {
   members: number;
   events: number;
   checkpoint: { origin: string; treeSize: number; rootHash: string };
+  /** Whether the bundle holds an RFC 3161 timestamp of its checkpoint. */
+  timestamped: boolean;
 }
 
 const sha256 = (bytes: Uint8Array): Buffer => createHash('sha256').update(bytes).digest();
@@ -242,6 +246,14 @@ export function verifyMembers(members: Map<string, Buffer>, pinned?: string): Bu
       events++;
     });
 
+  const tsr = members.get('checkpoint.tsr');
+  // A TimeStampResp holds the imprint it was asked for, the SHA-256 of the bytes, as is.
+  if (tsr && !tsr.includes(sha256(members.get('checkpoint.txt') as Buffer)))
+    throw new BundleFailure(
+      'checkpoint.tsr',
+      'not a timestamp of checkpoint.txt (its message imprint differs)',
+    );
+
   return {
     org: manifest.org,
     subject: manifest.subject,
@@ -251,6 +263,7 @@ export function verifyMembers(members: Map<string, Buffer>, pinned?: string): Bu
     members: manifest.members.length,
     events,
     checkpoint: { origin: origin as string, treeSize, rootHash: root as string },
+    timestamped: tsr !== undefined,
   };
 }
 
@@ -276,6 +289,11 @@ export function runVerifier(argv: string[]): number {
         `${report.checkpoint.origin}'s tree of ${report.checkpoint.treeSize} (root ${report.checkpoint.rootHash}), ` +
         `signed by ${report.keyName}${report.keyPinned ? '' : ' (the key in key.txt: pass --key to pin it)'}`,
     );
+    if (report.timestamped)
+      console.log(
+        'checkpoint.tsr is an RFC 3161 timestamp of checkpoint.txt: check its signature with ' +
+          'openssl ts -verify -in checkpoint.tsr -data checkpoint.txt -CAfile <the TSA certificate>',
+      );
     return 0;
   } catch (error) {
     console.error(`FAILED: ${(error as Error).message}`);

@@ -21,7 +21,8 @@ import {
   READ_STORE,
   ServiceKey,
 } from '#des/platform';
-import type { ReadStore } from '#des/read-store';
+import type { Doc, ReadStore } from '#des/read-store';
+import { LEDGER_CHECKPOINTS } from './checkpoints.projection';
 import {
   type BundleExported,
   bundleExportDecider,
@@ -90,6 +91,9 @@ attachments/   the files attached to the attestations, by SHA-256
 events.jsonl   every event the records come from: its canonical text, leaf hash and
                inclusion proof (RFC 9162) against checkpoint.txt
 checkpoint.txt the organization's signed tree head (C2SP tlog-checkpoint)
+checkpoint.tsr where the service has a time-stamping authority: its RFC 3161 timestamp of
+               checkpoint.txt (openssl ts -verify -in checkpoint.tsr -data checkpoint.txt
+               -CAfile <the TSA's certificate>)
 key.txt        the verifier key that signed checkpoint.txt and manifest.sig
 `;
 
@@ -118,11 +122,13 @@ export class EvidenceBundles {
     subject: BundleSubject;
     at: number;
     streams: string[];
+    /** Single events by log position (an environment's report, out of a long stream). */
+    positions?: number[];
     files: BundleFile[];
     metadata: EventMetadata;
   }): Promise<Buffer> {
     const { org, subject, at } = input;
-    const events = await this.eventsOf(org, input.streams, at);
+    const events = await this.eventsOf(org, input.streams, input.positions ?? [], at);
     const { checkpoint, proven } = await this.prove(org, events);
     const signer = ledgerSigner(this.config, this.key);
     const text = (s: string) => Buffer.from(s, 'utf8');
@@ -131,6 +137,9 @@ export class EvidenceBundles {
       ...input.files,
       { path: 'events.jsonl', bytes: text(proven.map((e) => `${JSON.stringify(e)}\n`).join('')) },
       { path: 'checkpoint.txt', bytes: text(checkpoint.note) },
+      ...(checkpoint.timestamp
+        ? [{ path: 'checkpoint.tsr', bytes: Buffer.from(checkpoint.timestamp, 'base64') }]
+        : []),
       { path: 'key.txt', bytes: text(`${signer.vkey}\n`) },
       { path: 'verify.mjs', bytes: text(verifierSource()) },
     ];
@@ -184,37 +193,62 @@ export class EvidenceBundles {
     return zip;
   }
 
-  /** The organization's events of `streams` recorded by `at`, as written (the text its tree hashed), in log order. */
-  private async eventsOf(org: string, streams: string[], at: number): Promise<StoredEvent[]> {
+  /**
+   * The organization's events of `streams`, and at `positions`, recorded by
+   * `at`, as written (the text its tree hashed), once each, in log order.
+   */
+  private async eventsOf(
+    org: string,
+    streams: string[],
+    positions: number[],
+    at: number,
+  ): Promise<StoredEvent[]> {
     const store = storedAsWritten(this.events);
+    const until = secondsToMicros(at);
     const read = await Promise.all(
-      [...new Set(streams)].map((s) => store.readStream(s, { untilRecordedAt: secondsToMicros(at) })),
+      [...new Set(streams)].map((s) => store.readStream(s, { untilRecordedAt: until })),
     );
-    return read
-      .flat()
-      .filter((e) => orgOf(e.metadata) === org)
-      .sort((a, b) => a.position - b.position);
+    const single = await Promise.all(
+      [...new Set(positions)].map(async (p) =>
+        (await store.readAll(p - 1, 1)).filter((e) => e.position === p),
+      ),
+    );
+    const byPosition = new Map<number, StoredEvent>();
+    for (const e of [...read.flat(), ...single.flat()])
+      if (orgOf(e.metadata) === org && e.recordedAt <= until) byPosition.set(e.position, e);
+    return [...byPosition.values()].sort((a, b) => a.position - b.position);
   }
 
   /**
    * Each event's inclusion proof against the organization's latest signed
    * checkpoint, once one covers them all: the sequencer signs within about
    * DES_LEDGER_CHECKPOINT_MS of an append, so this waits that long at most
-   * for the newest (503 past CHECKPOINT_WAIT_MS).
+   * for the newest (503 past CHECKPOINT_WAIT_MS). With a TSA configured, it
+   * waits as long for a covering checkpoint the TSA has timestamped, and
+   * takes the latest without a timestamp past that.
    */
   private async prove(org: string, events: StoredEvent[]) {
     const deadline = Date.now() + CHECKPOINT_WAIT_MS;
     for (;;) {
-      const checkpoint = await LedgerSequencerService.latestCheckpoint(this.reads, org);
-      const size = (checkpoint?.tree_size as number | undefined) ?? 0;
+      const latest = await LedgerSequencerService.latestCheckpoint(this.reads, org);
       const indexes = await leafIndexes(
         this.reads,
         org,
-        Math.min(size, await integratedSize(this.reads, org)),
+        Math.min((latest?.tree_size as number | undefined) ?? 0, await integratedSize(this.reads, org)),
         events.map((e) => e.position),
       );
-      if (checkpoint && indexes.size === events.length) {
-        const leaves = events.map((e) => indexes.get(e.position) as number);
+      const leaves = events.map((e) => indexes.get(e.position) as number);
+      const checkpoint =
+        latest && indexes.size === events.length
+          ? await this.timestamped(
+              org,
+              latest,
+              leaves.reduce((most, i) => Math.max(most, i + 1), 0),
+              deadline,
+            )
+          : undefined;
+      if (checkpoint) {
+        const size = checkpoint.tree_size as number;
         const paths = await withKeptTree(this.reads, org, size, (t) =>
           leaves.map((i) => inclusionProof(t, i, size)),
         );
@@ -234,6 +268,7 @@ export class EvidenceBundles {
             tree_size: number;
             root_hash: string;
             note: string;
+            timestamp?: string;
           },
           proven,
         };
@@ -247,5 +282,21 @@ export class EvidenceBundles {
         );
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
+  }
+
+  /**
+   * The checkpoint to prove against: `latest` without a TSA or with its
+   * timestamp; else the latest timestamped one of `needed` leaves or more;
+   * undefined to wait for one, until `deadline`, when `latest` will do.
+   */
+  private async timestamped(org: string, latest: Doc, needed: number, deadline: number) {
+    if (!this.config.ledger.tsaUrl || latest.timestamp) return latest;
+    const [stamped] = await this.reads
+      .collection(LEDGER_CHECKPOINTS)
+      .find(
+        { org, tree_size: { $gte: needed }, timestamp: { $exists: true } },
+        { sort: { tree_size: -1 }, limit: 1 },
+      );
+    return stamped ?? (Date.now() >= deadline ? latest : undefined);
   }
 }

@@ -14,9 +14,11 @@ import {
 import { Lease } from '#des/projections';
 import type { ReadStore } from '#des/read-store';
 import { checkpointDecider, checkpointStream } from './checkpoint.decider';
+import { checkpointTimestampDecider, checkpointTimestampStream } from './checkpoint-timestamp.decider';
 import { LEDGER_CHECKPOINTS } from './checkpoints.projection';
 import { rootAt } from './merkle';
 import { checkpointText, type NoteSigner, noteSigner, signNote } from './signed-note';
+import { requestTimestamp } from './timestamps';
 import { TreeSequencer, withKeptTree } from './tree-sequencer';
 
 /** The lease the one active sequencer holds in server mode. */
@@ -46,6 +48,9 @@ export class LedgerSequencerService implements OnApplicationBootstrap, OnApplica
   private readonly pending = new Map<string, number>();
   private readonly signer: NoteSigner;
   private readonly lease?: Lease;
+  /** Checkpoints to timestamp (DES_TSA_URL), the latest of each organization's, and the one request in flight. */
+  private readonly toTimestamp = new Map<string, { treeSize: number; note: string }>();
+  private timestamping?: Promise<void>;
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -68,6 +73,7 @@ export class LedgerSequencerService implements OnApplicationBootstrap, OnApplica
     this.stopped = true;
     this.wake?.();
     await this.running;
+    await this.timestamping;
     await this.lease?.release().catch(() => undefined);
   }
 
@@ -127,6 +133,35 @@ export class LedgerSequencerService implements OnApplicationBootstrap, OnApplica
         { standalone: true, awaitReadModels: false },
       );
       this.pending.delete(org);
+      if (this.config.ledger.tsaUrl) this.toTimestamp.set(org, { treeSize, note });
+    }
+    if (this.toTimestamp.size && !this.timestamping)
+      this.timestamping = this.timestampCheckpoints().finally(() => (this.timestamping = undefined));
+  }
+
+  /**
+   * Asks the TSA for an RFC 3161 timestamp of each checkpoint's note, off the
+   * sequencer's loop (a slow TSA delays no checkpoint), and keeps it as an
+   * event; a checkpoint signed meanwhile replaces its organization's older
+   * one. A failure is logged, and the organization's next checkpoint is
+   * timestamped instead.
+   */
+  private async timestampCheckpoints(): Promise<void> {
+    const tsa = this.config.ledger.tsaUrl as string;
+    for (const [org, { treeSize, note }] of this.toTimestamp) {
+      this.toTimestamp.delete(org);
+      try {
+        const response = await requestTimestamp(tsa, Buffer.from(note, 'utf8'));
+        await this.executor.execute(
+          checkpointTimestampStream(org, treeSize),
+          checkpointTimestampDecider,
+          { org, tree_size: treeSize, tsa, response: response.toString('base64') },
+          { actor: { kind: 'system', name: 'ledger-sequencer' } },
+          { standalone: true, awaitReadModels: false },
+        );
+      } catch (error) {
+        this.logger.warn({ err: error, org, treeSize }, 'a checkpoint could not be timestamped');
+      }
     }
   }
 

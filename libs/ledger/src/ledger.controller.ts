@@ -181,5 +181,6 @@ function checkpointView(doc: Record<string, unknown>): CheckpointView {
     root_hash: doc.root_hash as string,
     note: doc.note as string,
     recorded_at: doc.recorded_at as number,
+    timestamp: (doc.timestamp as string | undefined) ?? null,
   };
 }

@@ -22,6 +22,13 @@ export class CheckpointView {
   @ApiProperty({ description: 'The C2SP signed note: the checkpoint body, a blank line, its signature' })
   note!: string;
   @ApiProperty({ description: 'When it was kept; UNIX seconds' }) recorded_at!: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      "Its RFC 3161 timestamp (DER TimeStampResp, base64) of the note's bytes, where a TSA is configured (DES_TSA_URL) and has answered; else null",
+  })
+  timestamp!: string | null;
 }
 
 /** The organization's ledger head: its latest signed checkpoint (by an instant), and the event it ends at. */

@@ -29,7 +29,8 @@ export interface Config {
   /** The address users reach the service at (behind a proxy), for the workspace links in answers. */
   publicUrl?: string;
   /** The transparency log: its name (checkpoints' origin `<name>/<org>` and key name), how often it signs. */
-  ledger: { name: string; checkpointMs: number };
+  /** The transparency log: its key's name, how often a grown tree is signed, the RFC 3161 TSA that timestamps checkpoints (none: no timestamps). */
+  ledger: { name: string; checkpointMs: number; tsaUrl?: string };
   dataDir: string;
   /** How long a write waits for the read models to reflect it. */
   readYourWritesTimeoutMs: number;
@@ -119,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ledger: {
       name: env.DES_LEDGER_NAME || 'delivery-evidence',
       checkpointMs: Number(env.DES_LEDGER_CHECKPOINT_MS ?? 1000),
+      ...(env.DES_TSA_URL ? { tsaUrl: env.DES_TSA_URL } : {}),
     },
     dataDir,
     readYourWritesTimeoutMs: Number(env.DES_READ_YOUR_WRITES_TIMEOUT_MS ?? 5000),
