@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
@@ -5,6 +6,17 @@ import { AtQuery } from '#des/platform';
 
 const MAX_INDEX = 2 ** 48;
 const integer = (name: string, min: number) => `${name} must be an integer from ${min}`;
+
+/** An optional tree-size query parameter: an integer from 1, else a 400 naming it. */
+const OptionalTreeSize = (name: string, description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({ minimum: 1, maximum: MAX_INDEX, type: 'integer', description }),
+    IsOptional(),
+    Type(() => Number),
+    IsInt({ message: integer(name, 1) }),
+    Min(1, { message: integer(name, 1) }),
+    Max(MAX_INDEX, { message: integer(name, 1) }),
+  );
 
 export class LedgerKeyView {
   @ApiProperty({ description: 'The key name: the signature lines of every checkpoint name it' })
@@ -47,17 +59,10 @@ export class LedgerHeadView {
 }
 
 export class CheckpointQuery extends AtQuery {
-  @ApiPropertyOptional({
-    minimum: 1,
-    maximum: MAX_INDEX,
-    type: 'integer',
-    description: 'The checkpoint kept for exactly this tree size (instead of the latest; not with `at`)',
-  })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: integer('tree_size', 1) })
-  @Min(1, { message: integer('tree_size', 1) })
-  @Max(MAX_INDEX, { message: integer('tree_size', 1) })
+  @OptionalTreeSize(
+    'tree_size',
+    'The checkpoint kept for exactly this tree size (instead of the latest; not with `at`)',
+  )
   tree_size?: number;
 }
 
@@ -91,17 +96,7 @@ export class InclusionQuery {
   @Max(MAX_INDEX, { message: integer('index', 0) })
   index!: number;
 
-  @ApiPropertyOptional({
-    minimum: 1,
-    maximum: MAX_INDEX,
-    type: 'integer',
-    description: 'The tree the proof is against (default: the latest checkpoint)',
-  })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: integer('tree_size', 1) })
-  @Min(1, { message: integer('tree_size', 1) })
-  @Max(MAX_INDEX, { message: integer('tree_size', 1) })
+  @OptionalTreeSize('tree_size', 'The tree the proof is against (default: the latest checkpoint)')
   tree_size?: number;
 }
 
@@ -113,16 +108,6 @@ export class ConsistencyQuery {
   @Max(MAX_INDEX, { message: integer('from', 1) })
   from!: number;
 
-  @ApiPropertyOptional({
-    minimum: 1,
-    maximum: MAX_INDEX,
-    type: 'integer',
-    description: 'The newer tree size (default: the latest checkpoint)',
-  })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: integer('to', 1) })
-  @Min(1, { message: integer('to', 1) })
-  @Max(MAX_INDEX, { message: integer('to', 1) })
+  @OptionalTreeSize('to', 'The newer tree size (default: the latest checkpoint)')
   to?: number;
 }

@@ -7,7 +7,8 @@ import type { EventStore } from '#des/event-store';
 import { unixMicros } from '#des/kernel';
 import { trailAuditHtml, trailReportFrame } from './trail-audit-report';
 import { TrailReads } from './trail-reads';
-import { trailCompliance } from './trail.view';
+import type { FlowTemplate } from '#des/flows';
+import { trailCompliance, type TrailView } from './trail.view';
 import { TrailTimelineQuery } from './trail-timeline.query';
 
 /** The audit PDF prints at most this many timeline entries (the latest); the rest are a page away in the API. */
@@ -24,16 +25,17 @@ export class TrailAuditPdf {
     private readonly trailReads: TrailReads,
   ) {}
 
-  /** The report at `asOf` (UNIX seconds); 404 'Flow or trail not found'. */
-  async render(org: string, flow: string, trail: string, asOf: number): Promise<Buffer> {
+  /** The report at `asOf` (UNIX seconds), of the trail as `shown` then when the caller read it; 404 'Flow or trail not found'. */
+  async render(
+    org: string,
+    flow: string,
+    trail: string,
+    asOf: number,
+    shown?: { view: TrailView; template: FlowTemplate | null },
+  ): Promise<Buffer> {
     const generatedAt = Date.now() / 1000;
-    const { view, template } = await this.trailReads.trailView(
-      org,
-      flow,
-      trail,
-      asOf,
-      'Flow or trail not found',
-    );
+    const { view, template } =
+      shown ?? (await this.trailReads.trailView(org, flow, trail, asOf, 'Flow or trail not found'));
     const total = view.event_count;
     const range = { from: Math.max(0, total - PDF_TIMELINE_ENTRIES), until: total };
     const [entries, checkpoint] = await Promise.all([

@@ -69,7 +69,10 @@ export class TrailBundleController {
         path: 'records/trail.json',
         bytes: json({ ...trailAsShown(view, template), html_url: trailUrl(req, org, flow, trail, asOf) }),
       },
-      { path: 'reports/trail-audit.pdf', bytes: await this.report.render(org, flow, trail, asOf) },
+      {
+        path: 'reports/trail-audit.pdf',
+        bytes: await this.report.render(org, flow, trail, asOf, { view, template }),
+      },
     ];
     const seen = new Set<string>();
     for (const file of attachmentsOf(view)) {
