@@ -326,6 +326,8 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const half = await t.http.get('/api/v2/audit/acme/changes/bundle?seed=Q4');
       assert.equal(half.status, 400);
       assert.deepEqual(half.body.errors, { size: 'seed and size draw a sample together' });
+      const large = await t.http.get('/api/v2/audit/acme/changes/bundle?seed=Q4&size=101');
+      assert.deepEqual([large.status, large.body.errors], [400, { size: 'size must be an integer from 1 to 100' }]);
     });
   });
 }

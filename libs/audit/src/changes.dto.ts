@@ -89,12 +89,17 @@ export class ChangesBundleQuery extends PopulationQuery {
   @Matches(new RegExp(GAP_LIST), { message: `gaps is a comma-separated list of: ${GAP_KINDS.join(', ')}` })
   gaps?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 500, description: 'With `seed`: the sample of this size' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 100,
+    description:
+      "With `seed`: the sample of this size (at most 100 in a bundle, which renders each sampled trail's PDF)",
+  })
   @IsOptional()
   @Type(() => Number)
-  @IsInt({ message: 'size must be an integer from 1 to 500' })
-  @Min(1, { message: 'size must be an integer from 1 to 500' })
-  @Max(500, { message: 'size must be an integer from 1 to 500' })
+  @IsInt({ message: 'size must be an integer from 1 to 100' })
+  @Min(1, { message: 'size must be an integer from 1 to 100' })
+  @Max(100, { message: 'size must be an integer from 1 to 100' })
   size?: number;
 
   @ApiPropertyOptional({
