@@ -162,6 +162,12 @@ export interface Change extends StartedChange {
   gaps: Gap[];
 }
 
+/** The `gaps=` filter: a change with at least one of these gaps (no gaps named: every change). */
+export const withAnyGap =
+  (gaps: GapKind[]) =>
+  (change: Change): boolean =>
+    !gaps.length || change.gaps.some((g) => gaps.includes(g.kind));
+
 /** Names a person may go by in a commit's author (`Name <email>`): the name, the email and its local part. */
 function identities(author: string | undefined): string[] {
   if (!author) return [];

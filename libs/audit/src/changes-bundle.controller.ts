@@ -4,18 +4,16 @@ import { stringify } from 'csv-stringify/sync';
 import type { Response } from 'express';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { flowStream } from '#des/flows';
-import { type BundleFile, EvidenceBundles } from '#des/ledger';
+import { type BundleFile, EvidenceBundles, jsonFile } from '#des/ledger';
 import { ApiError, ApiFileResponse, Requires, VALIDATION_FAILED } from '#des/platform';
-import { TrailAuditPdf, trailStream } from '#des/trails';
-import { type Change, type GapKind, populationSha256, sampleOf } from './change-population';
+import { TrailAuditPdf, trailFileName, trailStream } from '#des/trails';
+import { type Change, type GapKind, populationSha256, sampleOf, withAnyGap } from './change-population';
 import { ChangePopulation } from './change-population.service';
 import { CHANGE_COLUMNS, changeRow } from './change-csv';
 import { ChangesBundleQuery } from './changes.dto';
 
 /** A population bundle holds at most this many changes: past it, narrow the period or draw a sample. */
 export const BUNDLE_MAX_CHANGES = 1_000;
-
-const json = (value: unknown) => Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
 
 /**
  * The change population (or a sample of it) as an evidence bundle: the
@@ -70,9 +68,7 @@ export class ChangesBundleController {
           from: `the population holds ${all.length} changes; a bundle holds at most ${BUNDLE_MAX_CHANGES}: narrow the period or draw a sample (seed, size)`,
         });
       const gaps = (query.gaps?.split(',') ?? []) as GapKind[];
-      changes = (await this.population.withEvidence(org, all, scope.at)).filter(
-        (c) => !gaps.length || c.gaps.some((g) => gaps.includes(g.kind)),
-      );
+      changes = (await this.population.withEvidence(org, all, scope.at)).filter(withAnyGap(gaps));
     }
     const trails = new Map<string, { flow: string; trail: string }>();
     for (const c of changes)
@@ -86,7 +82,7 @@ export class ChangesBundleController {
       changes,
     };
     const files: BundleFile[] = [
-      { path: 'records/changes.json', bytes: json(record) },
+      jsonFile('records/changes.json', record),
       {
         path: 'records/changes.csv',
         bytes: Buffer.from(stringify(changes.map(changeRow), { header: true, columns: [...CHANGE_COLUMNS] })),
@@ -95,7 +91,7 @@ export class ChangesBundleController {
     if (sampled)
       for (const { flow, trail } of trails.values())
         files.push({
-          path: `reports/trails/${`${flow}-${trail}`.replace(/[^\w.-]/g, '_')}-audit.pdf`,
+          path: `reports/trails/${trailFileName(flow, trail, 'audit.pdf')}`,
           bytes: await this.trailReport.render(org, flow, trail, scope.at),
         });
     const zip = await this.bundles.export({
@@ -123,7 +119,6 @@ export class ChangesBundleController {
 
 /** The query that draws the same bundle again: its parameters, pinned to the instant it showed. */
 function bundleQueryOf(query: ChangesBundleQuery, at: number): Record<string, string> {
-  const pinned: Record<string, string> = { at: String(at) };
-  for (const [name, value] of Object.entries(query)) if (value !== undefined) pinned[name] = String(value);
-  return { ...pinned, at: String(at) };
+  const given = Object.entries(query).filter(([, value]) => value !== undefined);
+  return { ...Object.fromEntries(given.map(([name, value]) => [name, String(value)])), at: String(at) };
 }

@@ -19,6 +19,7 @@ import {
   populationSha256,
   sampleOf,
   type StartedChange,
+  withAnyGap,
 } from './change-population';
 import { ChangePopulation } from './change-population.service';
 import { CHANGE_COLUMNS, changeRow } from './change-csv';
@@ -62,7 +63,7 @@ export class ChangesController {
     const all = await this.population.started(org, scope);
     const sha = populationSha256(all.map((c) => c.id));
     const gaps = (query.gaps?.split(',') ?? []) as GapKind[];
-    const listed = (change: Change) => !gaps.length || change.gaps.some((g) => gaps.includes(g.kind));
+    const listed = withAnyGap(gaps);
     if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {
       res.status(200).type('text/csv; charset=utf-8');
       res.setHeader('Content-Disposition', `attachment; filename="${org}-changes.csv"`);

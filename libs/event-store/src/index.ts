@@ -14,6 +14,7 @@ export {
 } from './event-store.port';
 export { KurrentDbEventStore } from './kurrentdb-event-store';
 export { canonicalTextOf, orgOf } from './canonical-text';
+export { eventAt } from './event-at';
 export { microsToSeconds, nowMicros, secondsToMicros } from './microseconds';
 export { SqliteEventStore } from './sqlite-event-store';
 export { TimeSlice } from './time-slice';

@@ -1,4 +1,4 @@
-import { orgOf, type EventStore, microsToSeconds } from '#des/event-store';
+import { eventAt, orgOf, type EventStore, microsToSeconds } from '#des/event-store';
 import type { ReadStore } from '#des/read-store';
 import { LEDGER_CHECKPOINTS } from './checkpoints.projection';
 import { storedAsWritten } from './ledger-sequencer.service';
@@ -27,7 +27,7 @@ export async function checkpointCovering(
   const size = await integratedSize(reads, org);
   const recordedAt = async (index: number) => {
     const position = await entryPosition(reads, org, index);
-    const [event] = position === null ? [] : await store.readAll(position - 1, 1);
+    const event = position === null ? undefined : await eventAt(store, position);
     return event ? microsToSeconds(event.recordedAt) : Infinity;
   };
   // The most leaves whose last one was recorded by `at`.

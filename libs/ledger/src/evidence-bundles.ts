@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   canonicalTextOf,
+  eventAt,
   orgOf,
   type EventMetadata,
   type EventStore,
@@ -33,7 +34,7 @@ import {
 import { LedgerSequencerService, ledgerSigner, storedAsWritten } from './ledger-sequencer.service';
 import { inclusionProof, leafHash } from './merkle';
 import { signNote } from './signed-note';
-import { integratedSize, leafIndexes, withKeptTree } from './tree-sequencer';
+import { leafIndexes, withKeptTree } from './tree-sequencer';
 
 /** The format `verify.mjs` checks (manifest.json's `format`). */
 export const BUNDLE_FORMAT = 'des-evidence-bundle/1';
@@ -47,6 +48,12 @@ export interface BundleFile {
   path: string;
   bytes: Buffer;
 }
+
+/** A record of a bundle: its JSON, indented as people read it. */
+export const jsonFile = (path: string, value: unknown): BundleFile => ({
+  path,
+  bytes: Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8'),
+});
 
 /** One event as the bundle proves it: the exact text hashed, and its path to the checkpoint's root. */
 interface ProvenEvent {
@@ -208,14 +215,10 @@ export class EvidenceBundles {
     const read = await Promise.all(
       [...new Set(streams)].map((s) => store.readStream(s, { untilRecordedAt: until })),
     );
-    const single = await Promise.all(
-      [...new Set(positions)].map(async (p) =>
-        (await store.readAll(p - 1, 1)).filter((e) => e.position === p),
-      ),
-    );
+    const single = await Promise.all([...new Set(positions)].map((p) => eventAt(store, p)));
     const byPosition = new Map<number, StoredEvent>();
-    for (const e of [...read.flat(), ...single.flat()])
-      if (orgOf(e.metadata) === org && e.recordedAt <= until) byPosition.set(e.position, e);
+    for (const e of [...read.flat(), ...single])
+      if (e && orgOf(e.metadata) === org && e.recordedAt <= until) byPosition.set(e.position, e);
     return [...byPosition.values()].sort((a, b) => a.position - b.position);
   }
 
@@ -231,10 +234,11 @@ export class EvidenceBundles {
     const deadline = Date.now() + CHECKPOINT_WAIT_MS;
     for (;;) {
       const latest = await LedgerSequencerService.latestCheckpoint(this.reads, org);
+      // A checkpoint is signed over a kept tree: its entries hold every leaf it counts.
       const indexes = await leafIndexes(
         this.reads,
         org,
-        Math.min((latest?.tree_size as number | undefined) ?? 0, await integratedSize(this.reads, org)),
+        (latest?.tree_size as number | undefined) ?? 0,
         events.map((e) => e.position),
       );
       const leaves = events.map((e) => indexes.get(e.position) as number);

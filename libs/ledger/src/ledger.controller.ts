@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { canonicalTextOf, type EventStore, microsToSeconds } from '#des/event-store';
+import { canonicalTextOf, eventAt, type EventStore, microsToSeconds } from '#des/event-store';
 import {
   ApiError,
   AtQuery,
@@ -56,14 +56,14 @@ export class LedgerController {
     const checkpoint = await this.latest(org, at);
     const treeSize = checkpoint.tree_size as number;
     const position = await entryPosition(this.reads, org, treeSize - 1);
-    const [event] = position === null ? [] : await storedAsWritten(this.events).readAll(position - 1, 1);
-    if (!event || event.position !== position) throw new ApiError(404, 'No checkpoint yet');
+    const event = position === null ? undefined : await eventAt(storedAsWritten(this.events), position);
+    if (!event) throw new ApiError(404, 'No checkpoint yet');
     return {
       org,
       at: at ?? null,
       tree_size: treeSize,
       root_hash: checkpoint.root_hash as string,
-      position,
+      position: event.position,
       recorded_at: microsToSeconds(event.recordedAt),
       signed_at: checkpoint.recorded_at as number,
     };
@@ -116,10 +116,10 @@ export class LedgerController {
       `index ${index} is not in the latest checkpoint (tree size ${latest})`,
     );
     const position = await entryPosition(this.reads, org, index);
-    const [event] = position === null ? [] : await storedAsWritten(this.events).readAll(position - 1, 1);
-    if (!event || event.position !== position) throw new ApiError(404, 'Entry not found');
+    const event = position === null ? undefined : await eventAt(storedAsWritten(this.events), position);
+    if (!event) throw new ApiError(404, 'Entry not found');
     const canonical = canonicalTextOf(event);
-    return { index, position, canonical, leaf_hash: leafHash(canonical).toString('base64') };
+    return { index, position: event.position, canonical, leaf_hash: leafHash(canonical).toString('base64') };
   }
 
   @Get(':org/proofs/inclusion')

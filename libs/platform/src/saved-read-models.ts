@@ -1,4 +1,4 @@
-import type { EventStore, StoredEvent } from '#des/event-store';
+import { eventAt, type EventStore, type StoredEvent } from '#des/event-store';
 import { loadReadModels, MemoryReadStore, saveReadModels } from '#des/read-store';
 import { codeFingerprint } from './code-fingerprint';
 
@@ -39,8 +39,8 @@ export class SavedReadModels {
     }
     const { position, eventId } = outcome.meta;
     if (position > 0) {
-      const [event] = await this.events.readAll(position - 1, 1);
-      if (event?.position !== position || event.id !== eventId) {
+      const event = await eventAt(this.events, position);
+      if (event?.id !== eventId) {
         this.store.clear();
         this.logger.warn(
           `read models rebuilt from the log: the saved read models (up to position ${position}) do not match the event log`,

@@ -29,7 +29,7 @@ export {
   type TrailView,
 } from './trail.view';
 export { trailsFeature, TrailReportsModule } from './trails.module';
-export { TrailAuditPdf } from './trail-audit-pdf';
+export { TrailAuditPdf, trailFileName } from './trail-audit-pdf';
 export {
   artifactReports,
   artifactReportsByPrefix,

@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { type EventStore } from '#des/event-store';
 import { flowStream } from '#des/flows';
-import { type BundleFile, EvidenceBundles } from '#des/ledger';
+import { type BundleFile, EvidenceBundles, jsonFile } from '#des/ledger';
 import {
   ApiError,
   ApiFileResponse,
@@ -20,8 +20,6 @@ import { TrailReads } from './trail-reads';
 import { trailUrl } from './trail-url';
 import { trailStream } from './trail.events';
 import { trailAsShown } from './trail.view';
-
-const json = (value: unknown) => Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
 
 /** A trail's evidence bundle: its record, audit PDF, attachments and proven events, verifiable offline. */
 @ApiTags('evidence')
@@ -65,10 +63,10 @@ export class TrailBundleController {
       'Flow or trail not found',
     );
     const files: BundleFile[] = [
-      {
-        path: 'records/trail.json',
-        bytes: json({ ...trailAsShown(view, template), html_url: trailUrl(req, org, flow, trail, asOf) }),
-      },
+      jsonFile('records/trail.json', {
+        ...trailAsShown(view, template),
+        html_url: trailUrl(req, org, flow, trail, asOf),
+      }),
       {
         path: 'reports/trail-audit.pdf',
         bytes: await this.report.render(org, flow, trail, asOf, { view, template }),
