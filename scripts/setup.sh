@@ -107,4 +107,82 @@ else
 fi
 for pid in "${builds[@]}"; do wait "$pid"; done
 
+# ---- deploy tooling (docker/, deploy/helm/, test/deploy-manifests.test.ts) ----
+# helm and kubeconform, built from their Go modules (pinned in tools/helm/go.mod
+# and tools/kubeconform/go.mod) into .tools/bin; the JSON schemas the test
+# validates against, made offline from Go modules (no schema file is committed):
+# the compose-spec schema that compose-go embeds, and Kubernetes' schemas for
+# kubeconform from the OpenAPI document in the Kubernetes source plus the
+# Prometheus Operator's ServiceMonitor CRD (tools/k8s-schemas/openapi2jsonschema.mjs).
+# Each is redone only when its pin (or the converter) changed.
+DEPLOY_K8S_MODULE=k8s.io/kubernetes@v1.37.2
+DEPLOY_PROMETHEUS_OPERATOR_MODULE=github.com/prometheus-operator/prometheus-operator@v0.85.0
+DEPLOY_COMPOSE_GO_MODULE=github.com/compose-spec/compose-go/v2@v2.16.2
+deploy_module_dir() { # MODULE@VERSION -> its source directory in the Go module cache
+  (cd "$TOOLS" && go mod download -json "$1") | node -e \
+    'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const m=JSON.parse(s);if(m.Error)throw new Error(m.Error);console.log(m.Dir)})'
+}
+deploy_pin() { # go.mod MODULE -> the version it requires
+  sed -n "s#^require $2 \(v[^ ]*\)\$#\1#p" "$1"
+}
+build_helm() {
+  local version; version=$(deploy_pin tools/helm/go.mod helm.sh/helm/v4)
+  (cd tools/helm && go build -ldflags "-X helm.sh/helm/v4/internal/version.version=$version" -o "$TOOLS/bin/helm" helm.sh/helm/v4/cmd/helm)
+  say "helm: $TOOLS/bin/helm ($("$TOOLS/bin/helm" version --template '{{.Version}}'))"
+}
+build_kubeconform() {
+  local version; version=$(deploy_pin tools/kubeconform/go.mod github.com/yannh/kubeconform)
+  (cd tools/kubeconform && go build -ldflags "-X main.version=$version" -o "$TOOLS/bin/kubeconform" github.com/yannh/kubeconform/cmd/kubeconform)
+  say "kubeconform: $TOOLS/bin/kubeconform ($("$TOOLS/bin/kubeconform" -v))"
+}
+make_k8s_schemas() {
+  local k8s crds
+  k8s=$(deploy_module_dir "$DEPLOY_K8S_MODULE")
+  crds=$(deploy_module_dir "$DEPLOY_PROMETHEUS_OPERATOR_MODULE")/example/prometheus-operator-crd
+  node tools/k8s-schemas/openapi2jsonschema.mjs --version "${DEPLOY_K8S_MODULE#*@}" --out "$TOOLS/k8s-schemas.new" \
+    --swagger "$k8s/api/openapi-spec/swagger.json" --crd "$crds/monitoring.coreos.com_servicemonitors.yaml" >/dev/null
+  echo "$1" > "$TOOLS/k8s-schemas.new/.source"
+  rm -rf "$TOOLS/k8s-schemas" && mv "$TOOLS/k8s-schemas.new" "$TOOLS/k8s-schemas"
+  say "kubernetes schemas: $TOOLS/k8s-schemas ($(ls "$TOOLS"/k8s-schemas/*-standalone-strict | wc -l) kinds, from $DEPLOY_K8S_MODULE)"
+}
+make_compose_schema() {
+  local dir; dir=$(deploy_module_dir "$DEPLOY_COMPOSE_GO_MODULE")
+  mkdir -p "$TOOLS/compose-spec"
+  cp "$dir/schema/compose-spec.json" "$TOOLS/compose-spec/compose-spec.json.new"
+  chmod u+w "$TOOLS/compose-spec/compose-spec.json.new"
+  mv "$TOOLS/compose-spec/compose-spec.json.new" "$TOOLS/compose-spec/compose-spec.json"
+  echo "$DEPLOY_COMPOSE_GO_MODULE" > "$TOOLS/compose-spec/.source"
+  say "compose-spec schema: $TOOLS/compose-spec/compose-spec.json (from $DEPLOY_COMPOSE_GO_MODULE)"
+}
+if command -v go >/dev/null 2>&1; then
+  builds=()
+  if [ -x "$TOOLS/bin/helm" ] && [ "$("$TOOLS/bin/helm" version --template '{{.Version}}' 2>/dev/null)" = "$(deploy_pin tools/helm/go.mod helm.sh/helm/v4)" ]; then
+    say "helm: $TOOLS/bin/helm (built earlier)"
+  else
+    say "building helm from its Go module (pinned in tools/helm/go.mod)"
+    build_helm & builds+=($!)
+  fi
+  if [ -x "$TOOLS/bin/kubeconform" ] && [ "$("$TOOLS/bin/kubeconform" -v 2>/dev/null)" = "$(deploy_pin tools/kubeconform/go.mod github.com/yannh/kubeconform)" ]; then
+    say "kubeconform: $TOOLS/bin/kubeconform (built earlier)"
+  else
+    say "building kubeconform from its Go module (pinned in tools/kubeconform/go.mod)"
+    build_kubeconform
+  fi
+  k8s_source="$DEPLOY_K8S_MODULE $DEPLOY_PROMETHEUS_OPERATOR_MODULE $(sha256sum tools/k8s-schemas/openapi2jsonschema.mjs | cut -c1-16)"
+  if [ "$(cat "$TOOLS/k8s-schemas/.source" 2>/dev/null)" = "$k8s_source" ]; then
+    say "kubernetes schemas: $TOOLS/k8s-schemas (made earlier)"
+  else
+    make_k8s_schemas "$k8s_source"
+  fi
+  if [ -f "$TOOLS/compose-spec/compose-spec.json" ] && [ "$(cat "$TOOLS/compose-spec/.source" 2>/dev/null)" = "$DEPLOY_COMPOSE_GO_MODULE" ]; then
+    say "compose-spec schema: $TOOLS/compose-spec/compose-spec.json (fetched earlier)"
+  else
+    make_compose_schema
+  fi
+  for pid in "${builds[@]}"; do wait "$pid"; done
+else
+  say "helm, kubeconform, kubernetes and compose schemas: missing (no Go toolchain to build or fetch them)"
+fi
+# ---- end of deploy tooling ----
+
 say "done"

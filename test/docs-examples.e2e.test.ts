@@ -35,6 +35,7 @@ const DOCUMENTS = [
   'docs/operations.md',
   'docs/architecture.md',
   'docs/limits.md',
+  'docs/deploy.md',
 ];
 /** A bound on one block, so a hung example fails rather than stalls the run; no answer is timed. */
 const BLOCK_TIMEOUT_MS = 60_000;
