@@ -423,4 +423,25 @@ describe('actions: targets on private addresses are refused (DES_ACTIONS_ALLOW_P
     }
     assert.deepEqual((await t.http.get('/api/v2/actions/acme')).body, []);
   });
+
+  it('accepts a name that does not resolve yet; each delivery resolves it, fails, and shows in is_failing', async () => {
+    const created = await t.http.put('/api/v2/actions/acme/environments').send({
+      name: 'dns-later',
+      environments: ['prod'],
+      triggers: ['ON_STARTED_ARTIFACT'],
+      targets: [{ type: 'WEBHOOK', webhook: 'https://hooks.not-yet.invalid/des' }],
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await t.http
+      .put('/api/v2/environments/acme/prod/report/K8S')
+      .send({ artifacts: [pod('shop:9', 'c3'.repeat(32))] })
+      .expect(201);
+    const action = await eventually(
+      () => t.http.get(`/api/v2/actions/acme/${created.body.number}`).then((r) => r.body),
+      (a) => a.is_failing === true,
+    );
+    assert.equal(typeof action.last_failure_timestamp, 'number');
+    const deliveries = await t.http.get(`/api/v2/actions/acme/${created.body.number}/deliveries`);
+    assert.match(JSON.stringify(deliveries.body), /ENOTFOUND|EAI_AGAIN|not-yet\.invalid/);
+  });
 });

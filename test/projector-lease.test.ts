@@ -8,6 +8,7 @@ import {
   EventLogQuota,
   loadConfig,
   Metrics,
+  StorageHealth,
   PlatformRuntime,
   PROJECTOR_LEASE,
   ReadModelProgress,
@@ -107,6 +108,7 @@ describe('projector process: lease renewals while a start is slow', () => {
         new EventLogQuota(new TenantSources(config), metrics),
       ),
       progress,
+      new StorageHealth(config),
     );
 
     // Another projector holds the lease at first: this one waits, renewing its claim.

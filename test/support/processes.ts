@@ -6,7 +6,10 @@ export const APPS = resolve(__dirname, '../../apps');
 
 export interface Child {
   process: ChildProcess;
+  /** Everything it wrote, stdout and stderr interleaved. */
   output(): string;
+  stdout(): string;
+  stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
 }
@@ -18,18 +21,29 @@ export function startProcess(
   args: string[] = [],
 ): Child {
   const child = spawn(process.execPath, [join(APPS, app, 'src/main.js'), ...args], {
-    env: { ...process.env, ...env },
+    // No ops port unless a test asks for one: several processes run side by side.
+    env: { ...process.env, DES_OPS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => {
+    output += d;
+    stdout += d;
+  });
+  child.stderr!.on('data', (d) => {
+    output += d;
+    stderr += d;
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
     child.once('exit', (code, signal) => r({ code, signal })),
   );
   return {
     process: child,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     exited,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,42 +1,65 @@
-import { EVENT_STORE, loadConfig, Role } from '#des/platform';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  assertWritableDataDir,
+  EVENT_STORE,
+  listenError,
+  loadConfig,
+  onStopSignal,
+  processLogger,
+  Role,
+  runMain,
+  StartupError,
+} from '#des/platform';
 import type { EventStore } from '#des/event-store';
 import { FEATURES, OrganizationBootstrap } from '#des/accounts';
-import { createHttpApp } from '#des/service';
+import { createHttpApp, stopHttpApp } from '#des/service';
 
 const DEFAULT_MAX_USERS = 100;
+/** Where the first organization's admin key is kept (readable by its owner only). */
+const FIRST_KEY_FILE = 'initial-admin-key';
+/** sysexits.h: the command was used wrongly. */
+const EX_USAGE = 64;
 
 /** `npm start`: embedded, API + projector + workers in one process. `--role=api`: the API alone. */
-async function main(): Promise<void> {
+runMain(async () => {
   const role = (process.argv.find((a) => a.startsWith('--role='))?.slice('--role='.length) ?? 'all') as Role;
   if (role !== 'all' && role !== 'api')
-    throw new Error(`apps/api runs --role=all or --role=api, not ${role}`);
+    throw new StartupError(`apps/api runs --role=all or --role=api, not --role=${role}`, EX_USAGE);
   const config = loadConfig();
-  const app = await createHttpApp({ config, role });
+  assertWritableDataDir(config.dataDir);
+  const logger = processLogger(config.logLevel, role);
+  logger.info(`starting (${config.mode} mode, role ${role})`);
+  const app = await createHttpApp({ config, role, logger });
   await app.init();
 
-  // First start on an empty store: create the default organization and show its admin key, once.
+  // First start on an empty store: create the default organization; its admin key is shown once, never logged.
   if ((await app.get<EventStore>(EVENT_STORE).head()).position === 0) {
-    const org = process.env.DES_ORG ?? 'demo';
+    const org = config.firstOrganization;
     const created = await app
       .get(OrganizationBootstrap)
       .createOrganization(org, [...FEATURES], DEFAULT_MAX_USERS);
-    console.log(
+    const keyFile = join(config.dataDir, FIRST_KEY_FILE);
+    writeFileSync(keyFile, `${created.key}\n`, { mode: 0o600 });
+    chmodSync(keyFile, 0o600);
+    logger.info(
+      `created organization '${org}' with service account 'admin'; its API key is in ${keyFile} (mode 0600)`,
+    );
+    process.stderr.write(
       `\nCreated organization '${org}' (features: ${FEATURES.join(', ')}) with service account 'admin'.\n` +
-        `Its API key, shown this once (keep it; \`npm run cli -- key create ${org} admin\` mints another):\n\n` +
-        `    ${created.key}\n`,
+        `Its API key, shown this once and kept in ${keyFile} (keep it; \`npm run cli -- key create ${org} admin\` mints another):\n\n` +
+        `    ${created.key}\n\n`,
     );
   }
 
-  await app.listen(config.port, config.host);
+  onStopSignal(logger, (signal) => stopHttpApp(app, signal, logger));
+  await app.listen(config.port, config.host).catch((error: unknown) => {
+    throw listenError(error, 'the API', config.host, config.port);
+  });
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
-  console.log(
+  logger.info(
     `Delivery Evidence Service (${config.mode}, role ${role}) on ${url}/api/v2 — ` +
       `event store ${config.eventStore.kind}, read store ${config.readStore.kind}, jobs ${config.jobs.kind}; ` +
       `workspace ${url}/ui/; API reference ${url}/api/v2/docs (OpenAPI ${url}/api/v2/openapi.json)`,
   );
-}
-
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
 });

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { runBundleVerifier } from '#des/ledger';
-import { loadConfig } from '#des/platform';
+import { ALL_SETTINGS, ConfigError, EX_CONFIG, loadConfig, settingsTable } from '#des/platform';
 import { createKey, createOrganization, parseFeatures } from './accounts';
 import { LIMIT_FLAGS, orgLimits, parseLimitFlags } from './limits';
 import { rebuild } from './rebuild';
@@ -27,6 +27,10 @@ commands:
              exits 1 naming the first failure
   actions redeliver <org> <number> <delivery>
              send a dead-lettered notification of action <number> again
+  config check
+             check the environment's settings as a start would; exits 78 naming each wrong one
+  config table
+             print every setting (variable, default, accepted form, meaning) as a Markdown table
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -47,6 +51,15 @@ async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = positionals;
   if (values.help || command === undefined || command === 'help') {
     console.log(USAGE);
+    return 0;
+  }
+  if (command === 'config' && sub === 'table' && rest.length === 0) {
+    console.log(settingsTable(ALL_SETTINGS));
+    return 0;
+  }
+  if (command === 'config' && sub === 'check' && rest.length === 0) {
+    const config = loadConfig();
+    console.log(`settings valid: ${config.mode} mode, data directory ${config.dataDir}`);
     return 0;
   }
   if (command === 'rebuild') {
@@ -85,6 +98,10 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
+    if (error instanceof ConfigError) {
+      for (const problem of error.problems) console.error(`configuration error: ${problem}`);
+      process.exit(EX_CONFIG);
+    }
     console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   },

@@ -38,7 +38,15 @@ describe('action targets: where a notification may go', () => {
     );
     assert.equal(await targetProblem('http://localhost/x', true), null);
     assert.match((await targetProblem('http://[::1]/x', false))!, /\(loopback\)/);
-    assert.match((await targetProblem('http://no-such-host.invalid/x', false))!, /does not resolve/);
+  });
+
+  it('accepts a name that does not resolve yet: each delivery checks it again', async () => {
+    assert.equal(await targetProblem('http://no-such-host.invalid/x', false), null);
+    const lookup = guardedLookup(false);
+    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      lookup('no-such-host.invalid', { family: 0 }, (e) => resolve(e)),
+    );
+    assert.match(String(error?.code), /ENOTFOUND|EAI_AGAIN/);
   });
 
   it('checks at connection time too: the lookup used for delivery refuses private answers', async () => {

@@ -35,8 +35,12 @@ function refusal(host: string, address: string, range: string): string {
 }
 
 /**
- * Checks a target as it would be reached: its literal address, or every
- * address its name resolves to. Null when it may be used.
+ * Checks a target when an action is saved: its form, its literal address,
+ * and every address its name resolves to now. A name that does not resolve
+ * yet is accepted (a receiver's DNS may come after its action, in a closed
+ * network); each delivery resolves and checks it again, and one that cannot
+ * fails its try, is retried and shows in the action's `is_failing`. Null
+ * when it may be used.
  */
 export async function targetProblem(text: string, allowPrivate: boolean): Promise<string | null> {
   const syntax = urlProblem(text);
@@ -46,8 +50,8 @@ export async function targetProblem(text: string, allowPrivate: boolean): Promis
   let addresses: LookupAddress[];
   try {
     addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookupAll(host);
-  } catch (error) {
-    return `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  } catch {
+    return null;
   }
   for (const { address } of addresses) {
     const range = privateRange(address);

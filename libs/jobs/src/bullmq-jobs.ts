@@ -13,6 +13,8 @@ import {
   JobInfo,
   JobOptions,
   Jobs,
+  QUEUE_STATES,
+  type QueueState,
   DeferTo,
   RetryAt,
   WorkOptions,
@@ -260,6 +262,23 @@ export class BullMqJobs implements Jobs {
   async failed(queue: string): Promise<JobInfo[]> {
     const jobs = await this.queue(queue).getFailed();
     return jobs.map((job) => toInfo(queue, job, 'failed'));
+  }
+
+  async depth(): Promise<{ queue: string; state: QueueState; count: number }[]> {
+    const answer: { queue: string; state: QueueState; count: number }[] = [];
+    for (const [name, queue] of this.queues) {
+      const c = await this.bounded(() =>
+        queue.getJobCounts('wait', 'prioritized', 'delayed', 'active', 'failed'),
+      );
+      const counts: Record<QueueState, number> = {
+        waiting: (c.wait ?? 0) + (c.prioritized ?? 0),
+        delayed: c.delayed ?? 0,
+        active: c.active ?? 0,
+        failed: c.failed ?? 0,
+      };
+      for (const state of QUEUE_STATES) answer.push({ queue: name, state, count: counts[state] });
+    }
+    return answer;
   }
 
   async ping(): Promise<void> {

@@ -10,6 +10,8 @@ import {
   JobInfo,
   JobOptions,
   Jobs,
+  QUEUE_STATES,
+  type QueueState,
   DeferTo,
   RetryAt,
   WorkOptions,
@@ -40,6 +42,8 @@ export class InProcessJobs implements Jobs {
   readonly kind = 'in-process' as const;
   private readonly queues = new Map<string, Queue>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Attempts under way: close() lets them finish. */
+  private readonly running = new Set<Promise<void>>();
   private closed = false;
 
   private queue(name: string): Queue {
@@ -120,10 +124,12 @@ export class InProcessJobs implements Jobs {
     if (!next) return;
     const job = q.jobs.get(next.item)!;
     const handler = q.handler;
-    void this.detached(() => this.run(q, job, handler)).finally(() => {
+    const attempt = this.detached(() => this.run(q, job, handler)).finally(() => {
+      this.running.delete(attempt);
       q.ready.finish(next.group);
       this.pump(q);
     });
+    this.running.add(attempt);
     q.pumpScheduled = setImmediate(() => {
       q.pumpScheduled = undefined;
       this.pump(q);
@@ -186,11 +192,24 @@ export class InProcessJobs implements Jobs {
 
   async ping(): Promise<void> {}
 
+  async depth(): Promise<{ queue: string; state: QueueState; count: number }[]> {
+    const answer: { queue: string; state: QueueState; count: number }[] = [];
+    for (const [queue, q] of this.queues) {
+      const counts = new Map<string, number>();
+      for (const job of q.jobs.values()) counts.set(job.state, (counts.get(job.state) ?? 0) + 1);
+      for (const state of QUEUE_STATES) answer.push({ queue, state, count: counts.get(state) ?? 0 });
+    }
+    return answer;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     for (const q of this.queues.values()) if (q.pumpScheduled) clearImmediate(q.pumpScheduled);
+    // No new attempt starts once closed; those under way finish (a retry they schedule is not run).
+    await Promise.allSettled([...this.running]);
+    for (const timer of this.timers) clearTimeout(timer);
   }
 }
 

@@ -67,8 +67,13 @@ export interface Jobs {
   /** The dead-letter set: jobs that used up their attempts. */
   failed(queue: string): Promise<JobInfo[]>;
   ping(): Promise<void>;
+  /** Jobs by state (waiting, delayed, active, failed) in each queue this process has used, for the metrics. */
+  depth(): Promise<{ queue: string; state: QueueState; count: number }[]>;
   close(): Promise<void>;
 }
+
+export type QueueState = 'waiting' | 'delayed' | 'active' | 'failed';
+export const QUEUE_STATES: QueueState[] = ['waiting', 'delayed', 'active', 'failed'];
 
 /**
  * Thrown by a handler: this attempt failed (it counts), and the next one,

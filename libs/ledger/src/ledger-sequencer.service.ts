@@ -5,6 +5,7 @@ import {
   CONFIG,
   type Config,
   EVENT_STORE,
+  Metrics,
   READ_STORE,
   ROLE,
   type Role,
@@ -24,6 +25,7 @@ import { TreeSequencer, withKeptTree } from './tree-sequencer';
 /** The lease the one active sequencer holds in server mode. */
 export const SEQUENCER_LEASE = 'ledger-sequencer';
 const IDLE_MS = 100;
+const FAILED_IDLE_MAX_MS = 5000;
 
 /** The deployment's checkpoint signer: one Ed25519 key derived from the service key, the same in every process. */
 export function ledgerSigner(config: Config, key: ServiceKey): NoteSigner {
@@ -59,6 +61,7 @@ export class LedgerSequencerService implements OnApplicationBootstrap, OnApplica
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly executor: CommandExecutor,
     key: ServiceKey,
+    private readonly metrics: Metrics,
   ) {
     this.signer = ledgerSigner(config, key);
     if (reads.kind === 'mongodb') this.lease = new Lease(reads, SEQUENCER_LEASE, config.projectorLeaseMs);
@@ -89,19 +92,27 @@ export class LedgerSequencerService implements OnApplicationBootstrap, OnApplica
           let read = 0;
           do {
             read = await this.sequencer.step();
+            if (read > 0 && this.sequencer.lastKept)
+              this.metrics.ledgerIntegrationDelay.observe(
+                Math.max(0, Date.now() / 1000 - this.sequencer.lastKept / 1e6),
+              );
             for (const [org, size] of this.sequencer.takeGrown()) this.pending.set(org, size);
           } while (read > 0 && !this.stopped && !this.leaseRenewalDue());
           if (this.pending.size && Date.now() - this.lastSigned >= this.config.ledger.checkpointMs)
             await this.signCheckpoints();
         }
+        this.failures = 0;
       } catch (error) {
-        this.logger.error(
-          { err: error },
-          'the ledger sequencer failed a step; it starts again from what is kept',
-        );
+        // A store that is down or a disk that is full fails every step: said once per back-off, not ten times a second.
+        this.failures++;
+        if (this.failures === 1 || this.failures % 10 === 0)
+          this.logger.error(
+            { err: error },
+            `the ledger sequencer failed a step (${this.failures} in a row); it starts again from what is kept`,
+          );
         this.sequencer = undefined;
       }
-      await this.idle();
+      await this.idle(Math.min(FAILED_IDLE_MAX_MS, IDLE_MS * 2 ** Math.min(this.failures, 8)));
     }
   }
 
@@ -165,9 +176,12 @@ export class LedgerSequencerService implements OnApplicationBootstrap, OnApplica
     }
   }
 
-  private idle(): Promise<void> {
+  /** Consecutive failed steps: the next waits longer (up to 5 s). */
+  private failures = 0;
+
+  private idle(ms = IDLE_MS): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, IDLE_MS);
+      const timer = setTimeout(resolve, ms);
       this.wake = () => {
         clearTimeout(timer);
         resolve();

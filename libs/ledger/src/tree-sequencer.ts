@@ -40,6 +40,8 @@ export class TreeSequencer {
   private position?: number;
   /** Organizations whose trees grew since `takeGrown`, with their sizes now (as kept). */
   private readonly grown = new Map<string, number>();
+  /** The commit instant (µs) of the newest event the last step kept in its tree. */
+  lastKept?: number;
 
   constructor(
     private readonly events: EventStore,
@@ -56,6 +58,7 @@ export class TreeSequencer {
     if (batch.length === 0) return 0;
     for (const event of batch) await this.integrate(event);
     await this.persist(batch[batch.length - 1].position);
+    this.lastKept = batch[batch.length - 1].recordedAt;
     return batch.length;
   }
 

@@ -13,6 +13,7 @@ import { ApiError, DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error
 import { DomainError, type DomainErrorKind } from '#des/kernel';
 import { ReplayedResponse } from './replayed-response';
 import { closeUnread } from './unread-body';
+import { storageFaultOf, type StorageHealth } from './storage-health';
 
 /** The HTTP status of each kind of domain refusal (the domain names kinds, never statuses). */
 const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
@@ -37,6 +38,9 @@ interface Answer {
 @Catch()
 export class ErrorBodyFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
+
+  /** `storage` learns of a full or failing disk, so readiness fails until it is writable again. */
+  constructor(private readonly storage?: StorageHealth) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
@@ -68,6 +72,17 @@ export class ErrorBodyFilter implements ExceptionFilter {
         status: 413,
         message: `Request too large: the events it would record exceed the event store's limit of ${tooLarge.limit} bytes per write`,
         errors: null,
+      };
+    }
+    const diskFault = storageFaultOf(exception);
+    if (diskFault) {
+      this.storage?.failed(exception, 'a write');
+      this.logger.error(`request ${String(req.id)}: a write failed: ${diskFault}; nothing was recorded`);
+      return {
+        status: 507,
+        message: `Insufficient storage: the service's disk is full or failing (${diskFault}); nothing was recorded, retry later`,
+        errors: null,
+        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS * 6) },
       };
     }
     const storeDown = findOutage(exception);

@@ -10,7 +10,22 @@ export { STORED_YAML, YAML_LIMITS, YamlRefusal, parseBoundedYaml, type YamlLimit
 export { codeFingerprint } from './code-fingerprint';
 export { EventLogQuota } from './event-log-quota';
 export { CommandExecutor, type ExecuteOptions } from './command-executor';
-export { loadConfig, runs, type ActionsConfig, type Config, type Role } from './config';
+export { ALL_SETTINGS, loadConfig, runs, type ActionsConfig, type Config, type Role } from './config';
+export { ConfigError, redactUrl, settingsTable } from './settings';
+export {
+  assertWritableDataDir,
+  EX_CONFIG,
+  listenError,
+  onStopSignal,
+  runMain,
+  StartupError,
+} from './process-runner';
+export { nestLogger, processLogger } from './process-logger';
+export { SHUTTING_DOWN, ShutdownState } from './shutdown-state';
+export { StorageHealth, storageFaultOf } from './storage-health';
+export { HealthChecks } from './health-checks';
+export { causeOf } from './engine-watch';
+export { closeUnread } from './unread-body';
 export { ApiCreatedOrUpdated } from './created-or-updated';
 export {
   AcceptsDataJson,

@@ -52,6 +52,63 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
+  /** Enqueue to the start of an attempt: how long jobs wait for a worker. */
+  readonly jobWait = new Histogram({
+    name: 'des_job_wait_seconds',
+    help: 'Time from a job being queued to an attempt starting, by queue (a retry counts its back-off too)',
+    labelNames: ['queue'],
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+  /** Jobs by queue and state, read at each scrape (the jobs adapter of this process says). */
+  queueReport: () => Promise<{ queue: string; state: string; count: number }[]> = async () => [];
+  readonly queueDepth = new Gauge({
+    name: 'des_queue_jobs',
+    help: 'Jobs in each queue this process uses, by state (waiting, delayed, active, failed: dead-lettered)',
+    labelNames: ['queue', 'state'],
+    registers: [this.registry],
+    collect: async () => {
+      for (const d of await this.queueReport().catch(() => []))
+        this.queueDepth.set({ queue: d.queue, state: d.state }, d.count);
+    },
+  });
+
+  /** How far the read models are behind the log, read at each scrape. */
+  projectorReport: () => Promise<{
+    lagPositions: number;
+    lagSeconds: number;
+    checkpointAgeSeconds?: number;
+  }> = async () => ({ lagPositions: 0, lagSeconds: 0 });
+  readonly projectorLag = new Gauge({
+    name: 'des_projector_lag_events',
+    help: 'Log positions the read models are behind the log head (events on SQLite; bytes of log on KurrentDB)',
+    registers: [this.registry],
+    collect: async () => this.collectProjector(),
+  });
+  readonly projectorLagSeconds = new Gauge({
+    name: 'des_projector_lag_seconds',
+    help: 'Age of the oldest event the read models have not applied yet (0 when caught up)',
+    registers: [this.registry],
+  });
+  readonly projectorCheckpointAge = new Gauge({
+    name: 'des_projector_checkpoint_age_seconds',
+    help: 'Projector processes: seconds since the projector last checkpointed a batch (grows while idle; alert on it with lag)',
+    registers: [this.registry],
+  });
+  private async collectProjector(): Promise<void> {
+    const r = await this.projectorReport().catch(() => undefined);
+    if (!r) return;
+    this.projectorLag.set(r.lagPositions);
+    this.projectorLagSeconds.set(r.lagSeconds);
+    if (r.checkpointAgeSeconds !== undefined) this.projectorCheckpointAge.set(r.checkpointAgeSeconds);
+  }
+  readonly ledgerIntegrationDelay = new Histogram({
+    name: 'des_ledger_integration_delay_seconds',
+    help: "From an event's commit to its leaf in its organization's transparency tree being kept (the sequencer's batches)",
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+
   readonly evaluationsFinished = new Counter({
     name: 'des_evaluations_finished_total',
     help: 'Evaluations finished, by outcome (completed, policy_error, timeout, service_error)',
@@ -97,7 +154,8 @@ export class Metrics {
     labelNames: ['org'],
     registers: [this.registry],
     collect: async () => {
-      for (const u of await this.tenantUsageReport()) this.tenantEventLogBytes.set({ org: u.org }, u.eventLogBytes);
+      for (const u of await this.tenantUsageReport())
+        this.tenantEventLogBytes.set({ org: u.org }, u.eventLogBytes);
     },
   });
   readonly tenantAttachmentBytes = new Gauge({

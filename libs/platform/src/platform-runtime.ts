@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
 import type { EventStore } from '#des/event-store';
 import type { Jobs } from '#des/jobs';
 import {
@@ -21,6 +28,9 @@ import { ProjectorLifecycle } from './projector-lifecycle';
 import { ReadModelProgress } from './read-model-progress';
 import { SavedReadModels } from './saved-read-models';
 import { CONFIG, EVENT_STORE, JOBS, READ_STORE, ROLE } from './tokens';
+import { causeOf, EngineWatch, type WatchedEngine } from './engine-watch';
+import { StorageHealth } from './storage-health';
+import { redactUrl } from './settings';
 
 export const PROJECTIONS = Symbol('PROJECTIONS');
 export const REACTIONS = Symbol('REACTIONS');
@@ -33,13 +43,19 @@ export const PROJECTOR_LEASE = 'projector';
  * read models of embedded mode), started and stopped by `ProjectorLifecycle`.
  */
 @Injectable()
-export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PlatformRuntime implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('projector');
+  private readonly shutdownLogger = new Logger('shutdown');
+  /** At start: each engine tried until it answers, every failed try said. */
+  private readonly engineWatch: EngineWatch;
   private readonly projector?: Projector;
   /** Starts and stops the projector, under the lease in server mode. */
   private readonly lifecycle?: ProjectorLifecycle;
   /** Checkpoint names of this process's projections and reactions. */
   private readonly checkpointNames: string[];
+  private readonly projectionNames: string[];
+  /** When the projector last checkpointed a batch (projector roles). */
+  private lastBatchAt = Date.now();
   /** Embedded mode: the in-memory read models saved across restarts. */
   private readonly saved?: SavedReadModels;
 
@@ -54,8 +70,17 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
     private readonly metrics: Metrics,
     private readonly executor: CommandExecutor,
     readModelProgress: ReadModelProgress,
+    storage: StorageHealth,
   ) {
+    const engines = new Logger('engines');
+    this.engineWatch = new EngineWatch(
+      { log: (m) => engines.log(m), warn: (m) => engines.warn(m) },
+      config.connectTimeoutMs + 1000,
+    );
     this.checkpointNames = [...projections.map((p) => p.name), ...reactions.map((r) => `reaction:${r.name}`)];
+    this.projectionNames = projections.map((p) => p.name);
+    metrics.queueReport = () => jobs.depth();
+    metrics.projectorReport = () => this.lag();
     if (runs(role, 'projector')) {
       if (reads instanceof MemoryReadStore && role !== 'cli') {
         this.saved = new SavedReadModels(
@@ -66,7 +91,10 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
           {
             log: (m) => this.logger.log(m),
             warn: (m) => this.logger.warn(m),
-            error: (m, e) => this.logger.error({ err: e }, m),
+            error: (m, e) => {
+              const fault = storage.failed(e, 'saved read models');
+              this.logger.error({ err: e }, fault ? `${m}: ${fault}` : m);
+            },
           },
         );
       }
@@ -82,11 +110,23 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
         // The in-memory read store forgets checkpoints on restart; reactions must not.
         reactionCheckpoints:
           reads.kind === 'memory'
-            ? reactionCheckpointFile(join(config.dataDir, 'reaction-checkpoints.json'))
+            ? reactionCheckpointFile(join(config.dataDir, 'reaction-checkpoints.json'), {
+                failed: (error) => {
+                  const fault = storage.failed(error, 'reaction checkpoints');
+                  this.logger.warn(`reaction checkpoints not saved: ${fault ?? causeOf(error)}; retrying`);
+                },
+                written: () => {
+                  storage.succeeded();
+                  this.logger.log('reaction checkpoints saved again');
+                },
+              })
             : undefined,
         afterWrite: crashAfterWrites(config.faultKillAfterWrites),
         onFailure: (failure) => metrics.projectionFailures.inc({ projection: failure.projection }),
-        onBatchApplied: (last) => this.saved?.batchApplied(last),
+        onBatchApplied: (last) => {
+          this.lastBatchAt = Date.now();
+          this.saved?.batchApplied(last);
+        },
       });
       readModelProgress.plug(this.projector);
       this.lifecycle = new ProjectorLifecycle(this.projector, events, metrics, this.logger);
@@ -130,6 +170,31 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
     return docs.map((d) => d.failed as ProjectionFailure);
   }
 
+  /**
+   * How far the read models are behind the log: this process's projector's
+   * position, or (processes that do not project) the lowest checkpoint in
+   * the read store; and the age of the oldest event not applied yet.
+   */
+  private async lag(): Promise<{ lagPositions: number; lagSeconds: number; checkpointAgeSeconds?: number }> {
+    const head = await this.events.head();
+    let applied = this.projector?.position;
+    if (applied === undefined) {
+      const docs = await this.reads.collection(CHECKPOINTS).find({ _id: { $in: this.projectionNames } });
+      applied =
+        docs.length < this.projectionNames.length ? 0 : Math.min(...docs.map((d) => Number(d.position ?? 0)));
+    }
+    let lagSeconds = 0;
+    if (applied < head.position) {
+      const [next] = await this.events.readAll(applied, 1);
+      if (next) lagSeconds = Math.max(0, Date.now() / 1000 - next.recordedAt / 1e6);
+    }
+    return {
+      lagPositions: Math.max(0, head.position - applied),
+      lagSeconds,
+      ...(this.projector ? { checkpointAgeSeconds: (Date.now() - this.lastBatchAt) / 1000 } : {}),
+    };
+  }
+
   /** Lowest position every projection of this process has applied (projector roles). */
   get appliedPosition(): number | undefined {
     return this.projector?.position;
@@ -147,13 +212,62 @@ export class PlatformRuntime implements OnApplicationBootstrap, OnApplicationShu
     await this.lifecycle.runUnderLease(new Lease(this.reads, PROJECTOR_LEASE, leaseMs), leaseMs);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    await this.lifecycle?.close();
-    await this.saved?.close();
-    await this.jobs.close();
-    await this.reads.close();
-    await this.events.close();
+  /** Tries the servers this process needs (not waited for: until they answer, requests get 503 and readiness names them). */
+  onModuleInit(): void {
+    if (this.role === 'cli') return;
+    void this.engineWatch.watch(watchedEngines(this.config, this.events, this.reads, this.jobs));
   }
+
+  /**
+   * Stops in order, one log line per step: the projector finishes its batch
+   * and checkpoints, the saved read models are written, running jobs finish
+   * (or, past the shutdown timeout, are left to their lock and taken up
+   * again), then the engines close.
+   */
+  async onApplicationShutdown(): Promise<void> {
+    this.engineWatch.stop();
+    const step = async (done: string, work: () => Promise<unknown>) => {
+      const started = Date.now();
+      await work();
+      this.shutdownLogger.log(`${done} (${Date.now() - started} ms)`);
+    };
+    if (this.lifecycle)
+      await step('projector stopped: its batch finished and checkpointed', () => this.lifecycle!.close());
+    if (this.saved) await step('read models saved', () => this.saved!.close());
+    await step(`job queues closed (${this.jobs.kind})`, () =>
+      withDeadline(this.jobs.close(), this.config.shutdownTimeoutMs, () =>
+        this.shutdownLogger.warn(
+          `jobs still running after ${this.config.shutdownTimeoutMs} ms: left to their lock, another worker takes them up`,
+        ),
+      ),
+    );
+    await step(`read store closed (${this.reads.kind})`, () => this.reads.close());
+    await step(`event store closed (${this.events.kind})`, () => this.events.close());
+  }
+}
+
+/** The servers a process depends on, as the engine watch tries them. */
+function watchedEngines(config: Config, events: EventStore, reads: ReadStore, jobs: Jobs): WatchedEngine[] {
+  const engines: WatchedEngine[] = [
+    config.eventStore.kind === 'kurrentdb'
+      ? { engine: 'KurrentDB', address: redactUrl(config.eventStore.url), ping: () => events.ping() }
+      : { engine: 'SQLite', address: config.eventStore.path, ping: () => events.ping() },
+  ];
+  if (config.readStore.kind === 'mongodb')
+    engines.push({ engine: 'MongoDB', address: redactUrl(config.readStore.url), ping: () => reads.ping() });
+  if (config.jobs.kind === 'bullmq')
+    engines.push({ engine: 'Redis', address: redactUrl(config.jobs.url), ping: () => jobs.ping() });
+  return engines;
+}
+
+/** Waits for `work`, at most `ms`; past it, says so and goes on. */
+async function withDeadline(work: Promise<unknown>, ms: number, late: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  const outcome = await Promise.race([work.then(() => 'done' as const), deadline]).finally(() =>
+    clearTimeout(timer),
+  );
+  if (outcome === 'late') late();
 }
 
 /** Fault injection for the crash test: SIGKILL this process after `limit` read-model writes. */

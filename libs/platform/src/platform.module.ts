@@ -20,6 +20,9 @@ import { PdfRendererHost } from './pdf-renderer-host';
 import { TENANT_LIMITS, TENANT_USAGE } from './tenant-limits';
 import { TenantSources } from './tenant-sources';
 import { EventLogQuota } from './event-log-quota';
+import { ShutdownState } from './shutdown-state';
+import { HealthChecks } from './health-checks';
+import { StorageHealth } from './storage-health';
 
 const ENGINES = Symbol('ENGINES');
 type Engines = Awaited<ReturnType<typeof openEngines>>;
@@ -30,7 +33,7 @@ export interface PlatformOptions {
   projections: Projection[];
   /** Reactions the projector runs after each batch (processes playing the projector role). */
   reactions?: Reaction[];
-  /** Serve health and metrics over HTTP (API processes). */
+  /** Serve health and metrics through the API's HTTP server (API processes; the others serve them on `DES_OPS_PORT`). */
   http?: boolean;
   /** Every feature's upcasters (`allUpcasters`): the log as the domain reads it. */
   upcasters: Upcaster[];
@@ -44,7 +47,7 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       // The command bus: every write of every process goes through it.
-      imports: [CqrsModule.forRoot(), ...(options.http ? [TerminusModule.forRoot({ logger: false })] : [])],
+      imports: [CqrsModule.forRoot(), TerminusModule.forRoot({ logger: false })],
       controllers: options.http ? [HealthController] : [],
       providers: [
         { provide: CONFIG, useValue: options.config },
@@ -74,6 +77,9 @@ export class PlatformModule {
         { provide: TENANT_LIMITS, useExisting: TenantSources },
         { provide: TENANT_USAGE, useExisting: TenantSources },
         EventLogQuota,
+        ShutdownState,
+        HealthChecks,
+        StorageHealth,
       ],
       exports: [
         CONFIG,
@@ -94,6 +100,9 @@ export class PlatformModule {
         TENANT_USAGE,
         TenantSources,
         EventLogQuota,
+        ShutdownState,
+        HealthChecks,
+        StorageHealth,
       ],
     };
   }

@@ -54,6 +54,11 @@ class WorkerRunner implements OnApplicationBootstrap {
   }
 
   private async timed(consumer: QueueConsumer, job: JobContext): Promise<unknown> {
+    if (job.enqueuedAt)
+      this.metrics.jobWait.observe(
+        { queue: consumer.queue },
+        Math.max(0, Date.now() - job.enqueuedAt) / 1000,
+      );
     const end = this.metrics.jobDuration.startTimer({ queue: consumer.queue });
     try {
       const result = await consumer.handle(job);

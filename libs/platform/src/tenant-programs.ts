@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { integer, readSettings } from './settings';
 
 /**
  * Budgets of the programs tenants give the service (custom attestation types'
@@ -21,12 +22,31 @@ export interface TenantProgramsConfig {
   programNice: number;
 }
 
+export const TENANT_PROGRAM_SETTINGS = {
+  ruleBudgetMs: integer('DES_RULE_BUDGET_MS', 200, 'budget of one jq rule on one attestation', { min: 1 }),
+  ruleMemoryMb: integer('DES_RULE_MEMORY_MB', 128, 'jq memory per thread, in MiB', { min: 16 }),
+  ruleThreads: integer(
+    'DES_RULE_THREADS',
+    Math.max(1, Math.min(4, availableParallelism() - 1)),
+    "threads running tenants' jq rules and JSON schemas",
+    { min: 1, max: 64, shownDefault: 'cores − 1 (1–4)' },
+  ),
+  schemaBudgetMs: integer(
+    'DES_SCHEMA_BUDGET_MS',
+    1000,
+    "budget of compiling or applying one custom type's JSON schema",
+    {
+      min: 1,
+    },
+  ),
+  programNice: integer(
+    'DES_PROGRAM_NICE',
+    10,
+    "CPU nice value of the threads running tenants' rules, schemas and policies (0: as the process)",
+    { min: 0, max: 19 },
+  ),
+};
+
 export function tenantProgramsConfig(env: NodeJS.ProcessEnv): TenantProgramsConfig {
-  return {
-    ruleBudgetMs: Number(env.DES_RULE_BUDGET_MS ?? 200),
-    ruleMemoryMb: Number(env.DES_RULE_MEMORY_MB ?? 128),
-    ruleThreads: Number(env.DES_RULE_THREADS ?? Math.max(1, Math.min(4, availableParallelism() - 1))),
-    schemaBudgetMs: Number(env.DES_SCHEMA_BUDGET_MS ?? 1000),
-    programNice: Math.max(0, Math.min(19, Number(env.DES_PROGRAM_NICE ?? 10))),
-  };
+  return readSettings(TENANT_PROGRAM_SETTINGS, env);
 }

@@ -1,5 +1,6 @@
 import { DynamicModule, Module, RequestMethod, Type } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import type { Logger as PinoRoot } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Projection } from '#des/projections';
@@ -13,6 +14,8 @@ export interface AppOptions {
   features?: Type[];
   /** Read models; defaults to every projection of the service. */
   projections?: Projection[];
+  /** The process's logger (`processLogger`); made here at `LOG_LEVEL` when not given. */
+  logger?: PinoRoot;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -34,7 +37,7 @@ export class AppModule {
         LoggerModule.forRoot({
           forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
           pinoHttp: {
-            level: options.config.logLevel,
+            ...(options.logger ? { logger: options.logger } : { level: options.config.logLevel }),
             genReqId: requestId,
             redact: ['req.headers.authorization', 'req.headers.cookie'],
             autoLogging: { ignore: (req) => /^\/(api\/v2\/)?(health|metrics)/.test(req.url ?? '') },

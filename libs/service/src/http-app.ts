@@ -3,9 +3,17 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { json, type NextFunction, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
+import type { Server } from 'node:http';
+import type { Logger as PinoRoot } from 'pino';
 import {
   ApiError,
+  CONFIG,
+  type Config,
   ErrorBodyFilter,
+  nestLogger,
+  processLogger,
+  ShutdownState,
+  StorageHealth,
   Metrics,
   PUBLIC_URL_SETTING,
   textNestsDeeperThan,
@@ -31,6 +39,7 @@ import {
 } from './openapi-exact';
 import { operationFacts, type OperationFacts } from './query-classes';
 import { serveWorkspace } from './workspace';
+import { HttpDrain } from './http-drain';
 
 export const API_PREFIX = 'api/v2';
 export const BODY_LIMIT = '10mb';
@@ -38,12 +47,18 @@ const PROBES = ['health/live', 'health/ready', 'metrics'];
 
 /** The HTTP application with the API's conventions; `main` and the e2e tests both build it here. */
 export async function createHttpApp(options: AppOptions): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(options), {
-    bufferLogs: true,
+  const logger = options.logger ?? processLogger(options.config.logLevel, options.role);
+  // The process's own logger from the first line on (not buffered: a long start-up's progress shows as it happens).
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register({ ...options, logger }), {
+    logger: nestLogger(logger),
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // First of all: while the process stops, new requests are refused and those in flight counted.
+  const drain = new HttpDrain(app.get(ShutdownState));
+  drains.set(app, drain);
+  app.use(drain.gate);
   app.set(PUBLIC_URL_SETTING, options.config.publicUrl);
   const document = openApiDocument(app);
   // Before the body is parsed: a method the path does not take is refused whatever its body.
@@ -66,15 +81,41 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   app.use(probeAliases);
   app.use(httpMetrics(app.get(Metrics)));
   app.setGlobalPrefix(API_PREFIX, { exclude: PROBES });
-  app.useGlobalFilters(new ErrorBodyFilter());
+  app.useGlobalFilters(new ErrorBodyFilter(app.get(StorageHealth)));
   app.useGlobalPipes(validationPipe());
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
     yamlDocumentUrl: `${API_PREFIX}/openapi.yaml`,
   });
   app.getHttpServer().on('clientError', answerClientError);
-  app.enableShutdownHooks();
   return app;
+}
+
+const drains = new WeakMap<NestExpressApplication, HttpDrain>();
+
+/**
+ * Stops an API process gracefully (SIGTERM, SIGINT): readiness fails and new
+ * requests answer 503 at once, requests in flight finish (for up to
+ * `DES_SHUTDOWN_TIMEOUT_MS`), the HTTP server closes, then the platform
+ * stops in order (projector, saved read models, jobs, engines), each step logged.
+ */
+export async function stopHttpApp(
+  app: NestExpressApplication,
+  signal: string,
+  logger: PinoRoot,
+): Promise<void> {
+  const drain = drains.get(app)!;
+  const timeoutMs = app.get<Config>(CONFIG).shutdownTimeoutMs;
+  logger.info(
+    `${signal}: stopping; readiness fails and new requests answer 503; ` +
+      `${drain.requestsInFlight} request(s) in flight get up to ${timeoutMs} ms`,
+  );
+  const started = Date.now();
+  const { unfinished } = await drain.drain(app.getHttpServer() as Server, timeoutMs);
+  if (unfinished > 0)
+    logger.warn(`${unfinished} request(s) still running after ${timeoutMs} ms were cut off`);
+  logger.info(`HTTP server closed: requests in flight answered (${Date.now() - started} ms)`);
+  await app.close();
 }
 
 /** body-parser's failures as the API's errors (Nest would otherwise keep only their message). */

@@ -7,6 +7,6 @@ export {
   projectorFeatureModules,
   workerFeatureModules,
 } from './features';
-export { createHttpApp } from './http-app';
+export { createHttpApp, stopHttpApp } from './http-app';
 export { allowedMethods } from './openapi-exact';
 export { WORKSPACE_DIR } from './workspace';

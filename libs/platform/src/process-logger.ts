@@ -1,0 +1,23 @@
+import type { LoggerService } from '@nestjs/common';
+import { Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import type { Role } from './config';
+
+/**
+ * The one logger of a process, whatever its role: JSON lines on stdout at
+ * `LOG_LEVEL`, or readable text when stdout is a terminal. Written
+ * synchronously, so the lines of a start-up that is still under way (a long
+ * catch-up) and of a shutdown appear when they happen.
+ */
+export function processLogger(level: string, role: Role | string): Logger {
+  const options = { level, base: { role, pid: process.pid } };
+  if (process.stdout.isTTY)
+    return pino(options, pretty({ sync: true, colorize: true, ignore: 'pid,hostname' }));
+  return pino(options, pino.destination({ fd: 1, sync: true }));
+}
+
+/** The same logger as Nest's logger, so the framework's own lines are JSON too (nothing buffered). */
+export function nestLogger(root: Logger): LoggerService {
+  return new NestPinoLogger(new PinoLogger({ pinoHttp: { logger: root } }), {});
+}

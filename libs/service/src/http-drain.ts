@@ -1,0 +1,65 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Server } from 'node:http';
+import { closeUnread, SHUTTING_DOWN, ShutdownState } from '#des/platform';
+
+const PROBE = /^\/(?:api\/v2\/)?(?:health\/live|health\/ready|metrics|ready)$/;
+
+/**
+ * Graceful stop of the HTTP side: from the signal on, readiness fails and a
+ * new request is answered 503 with `Retry-After` and `Connection: close`;
+ * requests in flight finish, each answered with `Connection: close`, for up
+ * to the shutdown timeout; the listener stays open meanwhile (closing it
+ * would reset the connections still waiting to be accepted), then closes.
+ */
+export class HttpDrain {
+  private readonly inFlight = new Set<Response>();
+  private idle?: () => void;
+
+  constructor(private readonly state: ShutdownState) {}
+
+  /** First of every middleware. */
+  readonly gate = (req: Request, res: Response, next: NextFunction): void => {
+    // Probes go through: liveness stays 200 and readiness answers its own 503 while the process stops.
+    if (this.state.draining && !PROBE.test(req.path)) {
+      res.setHeader('Retry-After', '5');
+      closeUnread(req, res);
+      res.status(503).json({ message: SHUTTING_DOWN, errors: null });
+      return;
+    }
+    this.inFlight.add(res);
+    const done = () => {
+      this.inFlight.delete(res);
+      if (this.inFlight.size === 0) this.idle?.();
+    };
+    res.once('finish', done);
+    res.once('close', done);
+    next();
+  };
+
+  get requestsInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  /** Refuses new requests, lets those in flight finish (at most `timeoutMs`), then closes the server. */
+  async drain(server: Server, timeoutMs: number): Promise<{ unfinished: number }> {
+    this.state.begin();
+    // Answers still to come close their connection, so no client reuses one the server is about to drop.
+    for (const res of this.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    server.closeIdleConnections();
+    if (this.inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.idle = resolve;
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      clearTimeout(timer);
+    }
+    const unfinished = this.inFlight.size;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      if (unfinished > 0) server.closeAllConnections();
+    });
+    return { unfinished };
+  }
+}
