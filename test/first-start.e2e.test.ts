@@ -17,7 +17,7 @@ describe('first start (the real entry point)', () => {
       PORT: String(port),
       HOST: '127.0.0.1',
       DES_ORG: 'firstco',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
     };
     const base = `http://127.0.0.1:${port}`;
 

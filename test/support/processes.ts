@@ -19,10 +19,18 @@ export function startProcess(
   app: 'projector' | 'worker' | 'api',
   env: NodeJS.ProcessEnv,
   args: string[] = [],
+  as: { uid?: number; gid?: number } = {},
 ): Child {
   const child = spawn(process.execPath, [join(APPS, app, 'src/main.js'), ...args], {
-    // No ops port unless a test asks for one: several processes run side by side.
-    env: { ...process.env, DES_OPS_PORT: '0', ...env },
+    ...as,
+    // No ops port unless a test asks for one: several processes run side by side. A child's log is
+    // kept for the test's assertions and failure messages (never printed): at info unless asked otherwise.
+    env: {
+      ...process.env,
+      DES_OPS_PORT: '0',
+      ...env,
+      LOG_LEVEL: env.LOG_LEVEL && env.LOG_LEVEL !== 'silent' ? env.LOG_LEVEL : 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

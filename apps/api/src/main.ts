@@ -14,6 +14,8 @@ import {
 import type { EventStore } from '#des/event-store';
 import { FEATURES, OrganizationBootstrap } from '#des/accounts';
 import { createHttpApp, stopHttpApp } from '#des/service';
+import { DomainError } from '#des/kernel';
+import type { Logger } from 'pino';
 
 const DEFAULT_MAX_USERS = 100;
 /** Where the first organization's admin key is kept (readable by its owner only). */
@@ -38,18 +40,17 @@ runMain(async () => {
     const org = config.firstOrganization;
     const created = await app
       .get(OrganizationBootstrap)
-      .createOrganization(org, [...FEATURES], DEFAULT_MAX_USERS);
-    const keyFile = join(config.dataDir, FIRST_KEY_FILE);
-    writeFileSync(keyFile, `${created.key}\n`, { mode: 0o600 });
-    chmodSync(keyFile, 0o600);
-    logger.info(
-      `created organization '${org}' with service account 'admin'; its API key is in ${keyFile} (mode 0600)`,
-    );
-    process.stderr.write(
-      `\nCreated organization '${org}' (features: ${FEATURES.join(', ')}) with service account 'admin'.\n` +
-        `Its API key, shown this once and kept in ${keyFile} (keep it; \`npm run cli -- key create ${org} admin\` mints another):\n\n` +
-        `    ${created.key}\n\n`,
-    );
+      .createOrganization(org, [...FEATURES], DEFAULT_MAX_USERS)
+      .catch((error: unknown) => {
+        // Several API processes started at once on an empty log: one of them makes it.
+        if (error instanceof DomainError && error.kind === 'conflict') return undefined;
+        throw error;
+      });
+    if (!created) {
+      logger.info(`organization '${org}' was made by another process starting at the same time`);
+    } else {
+      showFirstKey(config.dataDir, org, created.key, logger);
+    }
   }
 
   onStopSignal(logger, (signal) => stopHttpApp(app, signal, logger));
@@ -63,3 +64,18 @@ runMain(async () => {
       `workspace ${url}/ui/; API reference ${url}/api/v2/docs (OpenAPI ${url}/api/v2/openapi.json)`,
   );
 });
+
+/** The first organization's admin key: on the terminal (stderr) once and in a file only its owner reads; never in the log. */
+function showFirstKey(dataDir: string, org: string, key: string, logger: Logger): void {
+  const keyFile = join(dataDir, FIRST_KEY_FILE);
+  writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+  chmodSync(keyFile, 0o600);
+  logger.info(
+    `created organization '${org}' with service account 'admin'; its API key is in ${keyFile} (mode 0600)`,
+  );
+  process.stderr.write(
+    `\nCreated organization '${org}' (features: ${FEATURES.join(', ')}) with service account 'admin'.\n` +
+      `Its API key, shown this once and kept in ${keyFile} (keep it; \`npm run cli -- key create ${org} admin\` mints another):\n\n` +
+      `    ${key}\n\n`,
+  );
+}

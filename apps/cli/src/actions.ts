@@ -16,7 +16,11 @@ export async function redeliver(
   number: number,
   delivery: string,
 ): Promise<void> {
-  @Module({ imports: [PlatformModule.forRoot({ config, role: 'cli', projections: allProjections, upcasters: allUpcasters })] })
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ config, role: 'cli', projections: allProjections, upcasters: allUpcasters }),
+    ],
+  })
   class CliModule {}
   const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error'] });
   try {

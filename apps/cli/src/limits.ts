@@ -31,13 +31,17 @@ export function parseLimitFlags(
   for (const name of TENANT_LIMIT_NAMES) {
     const raw = values[limitFlag(name)];
     if (typeof raw !== 'string') continue;
-    if (!/^\d+$/.test(raw)) throw new Error(`--${limitFlag(name)} takes a whole number ≥ 0 (0: unlimited), got '${raw}'`);
+    if (!/^\d+$/.test(raw))
+      throw new Error(`--${limitFlag(name)} takes a whole number ≥ 0 (0: unlimited), got '${raw}'`);
     set[name] = Number(raw);
   }
   if (resets.includes('all')) return { set, reset: 'all' };
   const reset = resets.map((given) => {
     const name = TENANT_LIMIT_NAMES.find((n) => n === given || limitFlag(n) === given);
-    if (!name) throw new Error(`--reset takes a limit (${TENANT_LIMIT_NAMES.map(limitFlag).join(', ')}) or 'all', got '${given}'`);
+    if (!name)
+      throw new Error(
+        `--reset takes a limit (${TENANT_LIMIT_NAMES.map(limitFlag).join(', ')}) or 'all', got '${given}'`,
+      );
     return name;
   });
   return { set, reset };
@@ -54,7 +58,10 @@ export async function orgLimits(
   change: { set: LimitOverrides; reset: LimitName[] | 'all' },
 ): Promise<void> {
   @Module({
-    imports: [PlatformModule.forRoot({ config, role: 'cli', projections: allProjections, upcasters: allUpcasters }), AccountsCommandsModule],
+    imports: [
+      PlatformModule.forRoot({ config, role: 'cli', projections: allProjections, upcasters: allUpcasters }),
+      AccountsCommandsModule,
+    ],
   })
   class CliModule {}
   const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error'] });

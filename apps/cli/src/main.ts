@@ -6,6 +6,7 @@ import { LIMIT_FLAGS, orgLimits, parseLimitFlags } from './limits';
 import { rebuild } from './rebuild';
 import { redeliver } from './actions';
 import { verify } from './verify';
+import { backup } from './backup';
 
 const USAGE = `usage: npm run cli -- <command>
 
@@ -27,6 +28,9 @@ commands:
              exits 1 naming the first failure
   actions redeliver <org> <number> <delivery>
              send a dead-lettered notification of action <number> again
+  backup <file>
+             copy the embedded log (SQLite) to a new file while the service runs; restore it as
+             events.db with the service stopped (docs/operations.md)
   config check
              check the environment's settings as a start would; exits 78 naming each wrong one
   config table
@@ -60,6 +64,10 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'config' && sub === 'check' && rest.length === 0) {
     const config = loadConfig();
     console.log(`settings valid: ${config.mode} mode, data directory ${config.dataDir}`);
+    return 0;
+  }
+  if (command === 'backup' && sub !== undefined && rest.length === 0) {
+    await backup(loadConfig(), sub);
     return 0;
   }
   if (command === 'rebuild') {

@@ -31,6 +31,9 @@ export async function rebuild(config: Config): Promise<void> {
             format: known
               ? 'rebuild [{bar}] {percentage}% | {value}/{total} events | {eta}s left'
               : 'rebuild | {value} events | {duration}s',
+            // Off a terminal (a pod's log, CI) a line every 5 s instead of a redrawn bar.
+            noTTYOutput: true,
+            notTTYSchedule: 5000,
           },
           Presets.shades_classic,
         );

@@ -3,7 +3,8 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Config } from './config';
 import type { StreamedFile } from './streamed-upload';
-import { CONFIG } from './tokens';
+import { CONFIG, READ_STORE } from './tokens';
+import { MongoBlobs, MongoReadStore, type ReadStore } from '#des/read-store';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 /** A temporary file this old belongs to no request still running (a crash left it). */
@@ -11,18 +12,25 @@ const STALE_TEMPORARY_MS = 60 * 60 * 1000;
 
 /**
  * Files sent with evidence (attestation attachments), kept content-addressed
- * under the data directory: `attachments/<2 hex>/<sha256>`. The same bytes are
- * kept once; a file is written whole (to a temporary name, then renamed) or
- * not at all, and never changed, so its name proves its content. Uploads
- * stream into `attachments/tmp` and are adopted from there.
+ * by their SHA-256: embedded, under the data directory
+ * (`attachments/<2 hex>/<sha256>`); in server mode, in the read models'
+ * MongoDB (GridFS bucket `attachments`), so that any API process serves a
+ * file any other received. The same bytes are kept once; a file is kept
+ * whole (written to a temporary name, then renamed; GridFS shows a file
+ * once all of it is written) or not at all, and never changed, so its name
+ * proves its content. Uploads stream into `attachments/tmp` in the data
+ * directory and are adopted from there.
  */
 @Injectable()
 export class AttachmentStore implements OnModuleInit {
   private readonly dir: string;
   private tmp?: Promise<string>;
+  /** Server mode: the files every process shares. */
+  private readonly shared?: MongoBlobs;
 
-  constructor(@Inject(CONFIG) config: Config) {
+  constructor(@Inject(CONFIG) config: Config, @Inject(READ_STORE) reads: ReadStore) {
     this.dir = join(config.dataDir, 'attachments');
+    if (reads instanceof MongoReadStore) this.shared = reads.blobs('attachments');
   }
 
   /** Removes the temporary files a crash left behind (those of running uploads are recent). */
@@ -58,6 +66,14 @@ export class AttachmentStore implements OnModuleInit {
   async adopt(file: StreamedFile): Promise<{ sha256: string; size: number }> {
     if (!SHA256.test(file.sha256) || dirname(file.path) !== join(this.dir, 'tmp'))
       throw new Error(`not a streamed upload: ${file.path}`);
+    if (this.shared) {
+      try {
+        if (!(await this.shared.has(file.sha256))) await this.shared.putFile(file.sha256, file.path);
+      } finally {
+        await rm(file.path, { force: true });
+      }
+      return { sha256: file.sha256, size: file.size };
+    }
     const path = this.path(file.sha256);
     if (await stat(path).catch(() => undefined)) await rm(file.path, { force: true });
     else {
@@ -70,6 +86,7 @@ export class AttachmentStore implements OnModuleInit {
   /** The bytes kept under a digest, or null. */
   async get(sha256: string): Promise<Buffer | null> {
     if (!SHA256.test(sha256)) return null;
+    if (this.shared) return this.shared.get(sha256);
     return readFile(this.path(sha256)).catch(() => null);
   }
 

@@ -183,7 +183,7 @@ export const SETTINGS = {
     'DES_IDEMPOTENCY_CLAIM_TIMEOUT_MS',
     120_000,
     'when an `Idempotency-Key` claimed by a request that never answered lapses',
-    { min: 1000 },
+    { min: 1 },
   ),
   projectorBatchSize: integer(
     'DES_PROJECTOR_BATCH_SIZE',

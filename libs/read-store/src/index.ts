@@ -14,3 +14,4 @@ export {
   type ReadStore,
   type Update,
 } from './read-store.port';
+export { MongoBlobs } from './mongo-blobs';

@@ -1,3 +1,4 @@
+import { MongoBlobs } from './mongo-blobs';
 import {
   Db,
   MongoAPIError,
@@ -68,6 +69,11 @@ export class MongoReadStore implements ReadStore {
   async connect(): Promise<this> {
     await guard(() => this.client.connect());
     return this;
+  }
+
+  /** Files shared by every process (GridFS in this database): attachments in server mode. */
+  blobs(bucketName: string): MongoBlobs {
+    return new MongoBlobs(this.db, bucketName);
   }
 
   collection<T extends Doc = Doc>(name: string): ReadCollection<T> {
