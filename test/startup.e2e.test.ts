@@ -223,7 +223,7 @@ describe('logs: JSON in every process, at LOG_LEVEL; the first key never in them
         (status) => status === 200,
       );
       quiet.process.kill('SIGTERM');
-      assert.deepEqual(await quiet.exited, { code: 0, signal: null });
+      assert.deepEqual(await quiet.exited, { code: 0, signal: null }, quiet.output());
       assert.ok(
         logRecords(quiet).every((r) => r.level >= 40),
         `only warnings and errors at LOG_LEVEL=warn: ${quiet.stdout()}`,

@@ -91,7 +91,7 @@ export class AttachmentStore implements OnModuleInit {
   }
 
   /** Where the bytes kept under a digest are (whether or not they are). */
-  path(sha256: string): string {
+  private path(sha256: string): string {
     if (!SHA256.test(sha256)) throw new Error(`not a SHA-256 digest: ${sha256}`);
     return join(this.dir, sha256.slice(0, 2), sha256);
   }

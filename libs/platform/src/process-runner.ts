@@ -88,6 +88,11 @@ export function onStopSignal(logger: Logger, stop: (signal: NodeJS.Signals) => P
       process.exit(1);
     }
     stopping = true;
+    // A client library may still throw from a connection being closed (BullMQ's blocking Redis
+    // connection, closed while it was being made): said, and the stop goes on to its end.
+    process.on('uncaughtException', (error) =>
+      logger.warn({ err: error }, `while stopping: ${error.message}`),
+    );
     stop(signal).then(
       () => {
         logger.info('stopped');
