@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { OpaCompiler, PolicyError, PolicyEvaluator } from '#des/policy-engine';
+import { MongoReadStore } from '#des/read-store';
+import { mongoEngine, uniqueName } from './support/engines';
 
 const cacheDir = mkdtempSync(join(tmpdir(), 'des-policy-cache-'));
 const compiler = new OpaCompiler(cacheDir);
@@ -86,6 +88,37 @@ violations contains "too many trails" if { count(input.trails) > data.params.max
     await restarted.compile(files);
     assert.equal(restarted.compilations, 0, 'a new process finds it on disk');
     assert.equal(compiler.compilations, before + 1);
+  });
+
+  it('server mode: a policy one worker compiled is found by another with an empty disk (GridFS)', async () => {
+    const reads = await new MongoReadStore({
+      url: (await mongoEngine()).url,
+      database: uniqueName('policy'),
+    }).connect();
+    try {
+      const shared = reads.blobs('policy_cache');
+      const files = { 'shared.rego': 'package policy\ndefault allow := false\n' };
+      const first = new OpaCompiler(
+        mkdtempSync(join(tmpdir(), 'des-policy-a-')),
+        undefined,
+        undefined,
+        shared,
+      );
+      const second = new OpaCompiler(
+        mkdtempSync(join(tmpdir(), 'des-policy-b-')),
+        undefined,
+        undefined,
+        shared,
+      );
+      const compiled = await first.compile(files);
+      const found = await second.compile(files);
+      assert.equal(first.compilations, 1);
+      assert.equal(second.compilations, 0, 'the second worker compiled nothing');
+      assert.deepEqual(found.wasm, compiled.wasm);
+      assert.equal((await evaluator.evaluate(found, { trails: [] }, {})).allow, false);
+    } finally {
+      await reads.close();
+    }
   });
 
   it('answers broken policies with policy_error and the compiler’s message and line', async () => {

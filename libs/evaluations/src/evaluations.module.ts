@@ -2,7 +2,8 @@ import { evaluationUpcasters } from './evaluation.upcasters';
 import { Module } from '@nestjs/common';
 import { join } from 'node:path';
 import type { Config } from '#des/platform';
-import { CONFIG, type ServiceFeature } from '#des/platform';
+import { CONFIG, READ_STORE, type ServiceFeature } from '#des/platform';
+import { MongoReadStore, type ReadStore } from '#des/read-store';
 import { evaluationDispatch } from './evaluation-dispatch.reaction';
 import { evaluationsProjection } from './evaluations.projection';
 import { OpaCompiler, opaPath, PolicyEvaluator } from '#des/policy-engine';
@@ -18,9 +19,15 @@ import { TrailTimeMachineModule } from '#des/trails';
   providers: [
     {
       provide: POLICY_COMPILER,
-      useFactory: (config: Config) =>
-        new OpaCompiler(join(config.dataDir, 'policy-cache'), opaPath({ OPA_PATH: config.opaPath })),
-      inject: [CONFIG],
+      // Server mode: compiled policies shared by every worker (GridFS), beside each one's disk cache.
+      useFactory: (config: Config, reads: ReadStore) =>
+        new OpaCompiler(
+          join(config.dataDir, 'policy-cache'),
+          opaPath({ OPA_PATH: config.opaPath }),
+          undefined,
+          reads instanceof MongoReadStore ? reads.blobs('policy_cache') : undefined,
+        ),
+      inject: [CONFIG, READ_STORE],
     },
     {
       provide: POLICY_EVALUATOR,

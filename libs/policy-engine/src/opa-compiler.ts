@@ -43,10 +43,18 @@ export function policyHash(files: Record<string, string>): string {
   return h.digest('hex');
 }
 
+/** Compiled policies kept where every process of a deployment finds them (server mode: GridFS). */
+export interface SharedPolicyCache {
+  get(name: string): Promise<Buffer | null>;
+  put(name: string, bytes: Buffer): Promise<void>;
+}
+
 /**
  * Rego → WebAssembly with the OPA compiler (`opa build -t wasm`), cached by a
- * hash of the files in memory and on disk, so a repeated policy never
- * compiles again, even after a restart.
+ * hash of the files in memory, on disk and, in server mode, in storage every
+ * worker shares, so a repeated policy never compiles again, even after a
+ * restart or on another worker. The caches are caches: failing to write one
+ * (a full disk) costs a compilation later, never an evaluation.
  */
 export class OpaCompiler {
   private readonly memory = new Map<string, CompiledPolicy>();
@@ -57,28 +65,41 @@ export class OpaCompiler {
     private readonly cacheDir: string,
     private readonly opa = opaPath(),
     private readonly timeoutMs = 30_000,
+    private readonly shared?: SharedPolicyCache,
   ) {
     mkdirSync(cacheDir, { recursive: true });
   }
 
   async compile(files: Record<string, string>): Promise<CompiledPolicy> {
     const hash = policyHash(files);
-    const cached = this.memory.get(hash) ?? this.fromDisk(hash);
+    const cached = this.memory.get(hash) ?? this.fromDisk(hash) ?? (await this.fromShared(hash));
     if (cached) {
       this.memory.set(hash, cached);
       return cached;
     }
     const compiled = await this.build(hash, files);
-    // Written whole then renamed: a crash never leaves a cache entry half-written.
     this.writeAtomically(`${hash}.wasm`, compiled.wasm);
+    await this.shared?.put(`${hash}.wasm`, compiled.wasm).catch(() => undefined);
     this.memory.set(hash, compiled);
     return compiled;
   }
 
+  private async fromShared(hash: string): Promise<CompiledPolicy | undefined> {
+    const wasm = await this.shared?.get(`${hash}.wasm`).catch(() => null);
+    if (!wasm) return undefined;
+    this.writeAtomically(`${hash}.wasm`, wasm);
+    return { hash, wasm };
+  }
+
+  /** Written whole then renamed: a crash never leaves a cache entry half-written; a full disk leaves none. */
   private writeAtomically(name: string, content: string | Buffer): void {
     const temporary = join(this.cacheDir, `.${name}.${process.pid}.${randomUUID()}`);
-    writeFileSync(temporary, content);
-    renameSync(temporary, join(this.cacheDir, name));
+    try {
+      writeFileSync(temporary, content);
+      renameSync(temporary, join(this.cacheDir, name));
+    } catch {
+      rmSync(temporary, { force: true });
+    }
   }
 
   private fromDisk(hash: string): CompiledPolicy | undefined {

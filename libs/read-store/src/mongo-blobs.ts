@@ -24,6 +24,14 @@ export class MongoBlobs {
     await pipeline(createReadStream(path), this.bucket.openUploadStream(name));
   }
 
+  /** Keeps `bytes` under `name`. */
+  async put(name: string, bytes: Buffer): Promise<void> {
+    const upload = this.bucket.openUploadStream(name);
+    await new Promise<void>((resolve, reject) =>
+      upload.once('error', reject).once('finish', resolve).end(bytes),
+    );
+  }
+
   /** The bytes kept under `name`, or null. */
   async get(name: string): Promise<Buffer | null> {
     if (!(await this.has(name))) return null;
