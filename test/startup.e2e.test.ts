@@ -125,10 +125,16 @@ describe('start-up errors: one line naming the cause', () => {
     }
   });
 
-  it('unreachable MongoDB and Redis: retried and said, with the address and no credentials, every few seconds', async () => {
-    const [mongoPort, redisPort, port] = [await freePort(), await freePort(), await freePort()];
+  it('unreachable MongoDB, Redis and KurrentDB: retried and said, with the address and no credentials, every few seconds', async () => {
+    const [mongoPort, redisPort, kurrentPort, port] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     const env = await modeEnv('embedded', {
       PORT: String(port),
+      KURRENTDB_URL: `kurrentdb://admin:hunter4@127.0.0.1:${kurrentPort}?tls=false`,
       LOG_LEVEL: 'info',
       MONGODB_URL: `mongodb://reader:hunter2@127.0.0.1:${mongoPort}/des`,
       REDIS_URL: `redis://:hunter3@127.0.0.1:${redisPort}`,
@@ -143,13 +149,15 @@ describe('start-up errors: one line naming the cause', () => {
       );
     const mongo = await retried('MongoDB', `mongodb://127.0.0.1:${mongoPort}/des`);
     const redis = await retried('Redis', `redis://127.0.0.1:${redisPort}`);
+    await retried('KurrentDB', `kurrentdb://127.0.0.1:${kurrentPort}?tls=false`);
     assert.match(mongo[0].msg, /unreachable: .+; try 2 in 0\.5 s$/);
     assert.match(mongo[2].msg, /; try 4 in 2 s$/);
     assert.match(redis[0].msg, /ECONNREFUSED|Connection is closed|timed out|no answer/);
-    assert.doesNotMatch(api.output(), /hunter[23]/, 'credentials are never printed');
+    assert.doesNotMatch(api.output(), /hunter[234]/, 'credentials are never printed');
     const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
     assert.equal(ready.status, 503);
     assert.deepEqual(Object.keys(((await ready.json()) as { errors: object }).errors).sort(), [
+      'event_store (kurrentdb)',
       'jobs (bullmq)',
       'read_store (mongodb)',
     ]);

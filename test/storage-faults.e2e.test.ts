@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -106,6 +106,24 @@ describe('storage faults: a full disk under the embedded service', { skip: ROOT_
       (res.status === 201 ? acknowledged : refusedNames).push(`again-${i}`);
     }
     assert.equal(refusedNames.length, 3, 'writes are refused while the disk is full');
+    // A file sent with evidence: refused the same way, and nothing of it is left behind.
+    const form = new FormData();
+    form.set('data_json', JSON.stringify({ attestation_name: 'with-file' }));
+    form.set('attachment_file', new Blob([Buffer.alloc(2 * 1024 * 1024, 7)]), 'big.bin');
+    const upload = await fetch(`${base}/api/v2/attestations/demo/disk/trail/big/generic`, {
+      method: 'POST',
+      headers: { Authorization: headers.Authorization },
+      body: form,
+    });
+    const uploadBody = (await upload.json()) as { message: string };
+    assert.equal(upload.status, 507, JSON.stringify(uploadBody));
+    assert.match(uploadBody.message, /^Insufficient storage: /);
+    refusedNames.push('with-file');
+    // Its temporary file goes once the request is over.
+    await eventually(
+      async () => readdirSync(join(data, 'attachments', 'tmp')),
+      (left) => left.length === 0,
+    );
     const trail = await send('GET', '/trails/demo/disk/big');
     assert.equal(trail.status, 200);
     const ready = await eventually(

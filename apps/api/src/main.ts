@@ -2,6 +2,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   assertWritableDataDir,
+  causeOf,
   EVENT_STORE,
   listenError,
   loadConfig,
@@ -36,7 +37,19 @@ runMain(async () => {
   await app.init();
 
   // First start on an empty store: create the default organization; its admin key is shown once, never logged.
-  if ((await app.get<EventStore>(EVENT_STORE).head()).position === 0) {
+  const empty = await app
+    .get<EventStore>(EVENT_STORE)
+    .head()
+    .then(
+      (head) => head.position === 0,
+      (error: unknown) => {
+        logger.warn(
+          `the event store does not answer (${causeOf(error)}): no first organization is made at this start`,
+        );
+        return false;
+      },
+    );
+  if (empty) {
     const org = config.firstOrganization;
     const created = await app
       .get(OrganizationBootstrap)
