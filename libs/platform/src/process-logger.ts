@@ -13,11 +13,36 @@ import type { Role } from './config';
 export function processLogger(level: string, role: Role | string): Logger {
   const options = { level, base: { role, pid: process.pid } };
   if (process.stdout.isTTY)
-    return pino(options, pretty({ sync: true, colorize: true, ignore: 'pid,hostname' }));
+    return pino(
+      options,
+      pretty({
+        sync: true,
+        colorize: true,
+        ignore: 'pid,hostname,role,context',
+        messageFormat: '{if context}{context}: {end}{msg}',
+      }),
+    );
   return pino(options, pino.destination({ fd: 1, sync: true }));
+}
+
+/** Nest's own start-up chatter (a line per module and route): debug, not info. */
+const FRAMEWORK_CHATTER = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+]);
+
+class QuietNestLogger extends NestPinoLogger {
+  override log(message: unknown, ...rest: unknown[]): void {
+    const context = rest[rest.length - 1];
+    if (typeof context === 'string' && FRAMEWORK_CHATTER.has(context)) return super.debug(message, ...rest);
+    super.log(message, ...rest);
+  }
 }
 
 /** The same logger as Nest's logger, so the framework's own lines are JSON too (nothing buffered). */
 export function nestLogger(root: Logger): LoggerService {
-  return new NestPinoLogger(new PinoLogger({ pinoHttp: { logger: root } }), {});
+  return new QuietNestLogger(new PinoLogger({ pinoHttp: { logger: root } }), {});
 }

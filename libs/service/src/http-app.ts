@@ -2,7 +2,6 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { json, type NextFunction, type Request, type Response } from 'express';
-import { Logger } from 'nestjs-pino';
 import type { Server } from 'node:http';
 import type { Logger as PinoRoot } from 'pino';
 import {
@@ -53,7 +52,6 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
     logger: nestLogger(logger),
     bodyParser: false,
   });
-  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   // First of all: while the process stops, new requests are refused and those in flight counted.
   const drain = new HttpDrain(app.get(ShutdownState));
