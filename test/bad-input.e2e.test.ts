@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import request, { type Response } from 'supertest';
 import { Mode, startApp, TestApp } from './support/app';
+import { AttachmentStore } from '#des/platform';
 
 const deepObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 const deepArray = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
@@ -168,8 +169,12 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         sha256: string;
       }[];
       assert.match(attachment.sha256, /^[0-9a-f]{64}$/);
-      const kept = join(t.config.dataDir, 'attachments', attachment.sha256.slice(0, 2));
-      assert.deepEqual(readdirSync(kept), [attachment.sha256]);
+      assert.deepEqual(await t.app.get(AttachmentStore).get(attachment.sha256), Buffer.from('not yours'));
+      if (mode === 'embedded') {
+        // On disk under its digest alone (server mode keeps it in GridFS, by the same name).
+        const kept = join(t.config.dataDir, 'attachments', attachment.sha256.slice(0, 2));
+        assert.deepEqual(readdirSync(kept), [attachment.sha256]);
+      }
     });
 
     it('refuses bodies over their limits early: the memory it took is given back', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -26,13 +26,17 @@ describe(
   { skip: ROOT_ONLY },
   () => {
     const children: Child[] = [];
+    const volumes = mkdtempSync(join(tmpdir(), 'des-volumes-'));
     after(async () => {
       for (const c of children) await c.stop();
+      rmSync(volumes, { recursive: true, force: true });
     });
 
     it('every role starts and works as a non-root user and writes nowhere but its data volume', async () => {
-      const volumes = mkdtempSync(join(tmpdir(), 'des-volumes-'));
       chmodSync(volumes, 0o755);
+      // Files the user owns from before this test (another run's) are not this run's writes.
+      const since = join(volumes, '.started');
+      writeFileSync(since, '');
       const volume = (name: string) => {
         const dir = join(volumes, name);
         mkdirSync(join(dir, 'tmp'), { recursive: true });
@@ -126,7 +130,7 @@ describe(
       for (const root of ['/', tmpdir(), process.cwd()])
         for (const path of execFileSync(
           'find',
-          [root, '-xdev', '-user', String(NOBODY.uid), '-not', '-path', `${volumes}/*`],
+          [root, '-xdev', '-user', String(NOBODY.uid), '-newer', since, '-not', '-path', `${volumes}/*`],
           { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
         ).split('\n'))
           if (path) owned.add(path);
