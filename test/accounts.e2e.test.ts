@@ -10,8 +10,8 @@ import { FixtureFeatureModule } from './support/fixture-feature';
 import { eventually } from './support/processes';
 import { routesOf } from './support/routes';
 
-const UNAUTHORIZED = { message: 'Invalid or missing API key', errors: null };
-const FORBIDDEN = { message: "You don't have permission to access this resource", errors: null };
+const UNAUTHORIZED = { message: 'Invalid or missing API key' };
+const FORBIDDEN = { message: "You don't have permission to access this resource" };
 const basic = (key: string, password = '') => `Basic ${Buffer.from(`${key}:${password}`).toString('base64')}`;
 
 for (const mode of ['embedded', 'server'] as Mode[]) {
@@ -89,7 +89,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const again = await createAccount('ci-pipeline', 'reader');
       assert.deepEqual(
         [again.status, again.body],
-        [400, { message: 'Service account already exists', errors: null }],
+        [400, { message: 'Service account already exists' }],
       );
       const small = await t.app.get(OrganizationBootstrap).createOrganization('small', [], 2);
       const smallHttp = request.agent(t.server).set('Authorization', `Bearer ${small.key}`);
@@ -102,12 +102,12 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         .send({ name: 'two', privilege: 'reader' });
       assert.deepEqual(
         [full.status, full.body],
-        [400, { message: "Maximum number of users has been reached for 'small'", errors: null }],
+        [400, { message: "Maximum number of users has been reached for 'small'" }],
       );
     });
 
     it('answers 404 for an unknown service account', async () => {
-      const expected = { message: 'Service account not found', errors: null };
+      const expected = { message: 'Service account not found' };
       for (const res of [
         await t.http.get('/api/v2/service-accounts/acme/nobody'),
         await t.http.get('/api/v2/service-accounts/acme/nobody/api-keys'),
@@ -215,7 +215,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         200,
       );
       const unknown = await t.http.delete('/api/v2/service-accounts/acme/ci-pipeline/api-keys/no-such-key');
-      assert.deepEqual([unknown.status, unknown.body], [404, { message: 'API key not found', errors: null }]);
+      assert.deepEqual([unknown.status, unknown.body], [404, { message: 'API key not found' }]);
     });
 
     it('answers 401 with a challenge for missing, malformed, unknown and foreign-scheme credentials', async () => {

@@ -78,7 +78,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         await t.http.get('/api/v2/controls/acme/NOPE'),
       ]) {
         assert.equal(res.status, 404);
-        assert.deepEqual(res.body, { message: 'Control not found', errors: null });
+        assert.deepEqual(res.body, { message: 'Control not found' });
       }
     });
 
@@ -110,7 +110,6 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         assert.equal(res.status, 403);
         assert.deepEqual(res.body, {
           message: 'This feature is not enabled for your organization',
-          errors: null,
         });
       }
     });

@@ -107,7 +107,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const missing = await t.http.get('/api/v2/environments/acme/nowhere/audit_pdf');
       assert.deepEqual(
         [missing.status, missing.body],
-        [404, { message: 'Environment not found', errors: null }],
+        [404, { message: 'Environment not found' }],
       );
     });
 

@@ -223,7 +223,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const unknown = await t.http.get('/api/v2/environments/acme/nowhere/deployments');
       assert.deepEqual(
         [unknown.status, unknown.body],
-        [404, { message: 'Environment not found', errors: null }],
+        [404, { message: 'Environment not found' }],
       );
     });
 
@@ -349,7 +349,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         .send({ artifacts: [] });
       assert.deepEqual(
         [unknown.status, unknown.body],
-        [404, { message: 'Environment not found', errors: null }],
+        [404, { message: 'Environment not found' }],
       );
       await t.http
         .put('/api/v2/environments/acme')

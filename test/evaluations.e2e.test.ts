@@ -290,7 +290,7 @@ violations contains "too few trails" if { not limits.enough(input.trails) }
         .send({ context: { trails: [{ flow: 'svc', trail: 'good' }] }, policy: { files: { a: 'x' } } });
       assert.deepEqual(
         [res.status, res.body],
-        [403, { message: 'This feature is not enabled for your organization', errors: null }],
+        [403, { message: 'This feature is not enabled for your organization' }],
       );
     });
   });

@@ -34,7 +34,6 @@ describe('event store size limit over HTTP (DES_MAX_APPEND_SIZE)', () => {
     assert.deepEqual(big.body, {
       message:
         "Request too large: the events it would record exceed the event store's limit of 20000 bytes per write",
-      errors: null,
     });
     assert.deepEqual(await events.readStream('environment-acme/prod'), before, 'nothing recorded');
     const small = await t.http

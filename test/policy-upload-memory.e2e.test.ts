@@ -79,7 +79,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       req.destroy();
 
       assert.equal(res.statusCode, 413);
-      assert.deepEqual(JSON.parse(body), { message: 'File size exceeds 10MB limit', errors: null });
+      assert.deepEqual(JSON.parse(body), { message: 'File size exceeds 10MB limit' });
       assert.ok(
         peak < ALLOWED_GROWTH,
         `live memory grew by ${(peak / MB).toFixed(1)} MB (allowed ${ALLOWED_GROWTH / MB} MB)`,

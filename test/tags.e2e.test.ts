@@ -79,7 +79,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
           .patch(`/api/v2/tags/acme/${RESOURCE_TYPES[resource][0]}/nope`)
           .send({ set_tags: { a: 'b' } });
         assert.equal(res.status, 404);
-        assert.deepEqual(res.body, { message: 'Resource not found', errors: null });
+        assert.deepEqual(res.body, { message: 'Resource not found' });
       });
     }
 

@@ -25,7 +25,7 @@ artifacts:
 // Echoes its whole input, so the evaluation's answer shows every trail it was given.
 const ECHO =
   'package policy\nimport rego.v1\ndefault allow := false\nviolations contains json.marshal(input)\n';
-const FORBIDDEN = { message: "You don't have permission to access this resource", errors: null };
+const FORBIDDEN = { message: "You don't have permission to access this resource" };
 
 type Http = ReturnType<typeof request.agent>;
 const pods = (fingerprints: string[]) =>

@@ -6,7 +6,6 @@ export function assertDatabaseUnavailable(res: Response): void {
   assert.equal(res.status, 503, JSON.stringify(res.body));
   assert.deepEqual(res.body, {
     message: 'Database temporarily unavailable; retry the request.',
-    errors: null,
   });
   assert.equal(res.headers['retry-after'], '5');
 }

@@ -14,6 +14,18 @@ export class ApiError extends HttpException {
   }
 }
 
+/**
+ * The error body as it is sent: `errors` only when there are field errors
+ * (the spec makes it optional; the Kosli CLI prints any `errors` key it gets,
+ * so `"errors": null` read as "…: <nil>" at the end of every message).
+ */
+export function errorBody(
+  message: string,
+  errors: FieldErrors | null = null,
+): { message: string; errors?: FieldErrors } {
+  return errors ? { message, errors } : { message };
+}
+
 export const VALIDATION_FAILED = 'Input payload validation failed';
 export const DATABASE_UNAVAILABLE = 'Database temporarily unavailable; retry the request.';
 export const RETRY_AFTER_SECONDS = 5;

@@ -2,7 +2,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
-import { ApiError } from './api-error';
+import { ApiError, errorBody } from './api-error';
 import { Config, loadConfig, opsPortOf, Role } from './config';
 import { HealthChecks } from './health-checks';
 import { PlatformModule } from './platform.module';
@@ -89,8 +89,8 @@ async function serveOps(
         (body) => answer(200, body),
         (error: unknown) =>
           error instanceof ApiError
-            ? answer(error.getStatus(), { message: 'Service not ready', errors: error.errors }, error.headers)
-            : answer(500, { message: 'Internal server error', errors: null }),
+            ? answer(error.getStatus(), errorBody('Service not ready', error.errors), error.headers)
+            : answer(500, errorBody('Internal server error')),
       );
     if (path === '/metrics')
       return void checks.prometheus().then(
@@ -98,9 +98,9 @@ async function serveOps(
           res.writeHead(200, { 'Content-Type': contentType });
           res.end(text);
         },
-        () => answer(500, { message: 'Internal server error', errors: null }),
+        () => answer(500, errorBody('Internal server error')),
       );
-    answer(404, { message: 'Not found', errors: null });
+    answer(404, errorBody('Not found'));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) => reject(listenError(error, `the ${role}'s ops`, host, port)));

@@ -28,7 +28,7 @@ function answer(error: unknown) {
 
 const DATABASE_UNAVAILABLE = {
   status: 503,
-  body: { message: 'Database temporarily unavailable; retry the request.', errors: null },
+  body: { message: 'Database temporarily unavailable; retry the request.' },
   retryAfter: '5',
 };
 
@@ -55,7 +55,7 @@ describe('ErrorBodyFilter: MongoDB outages answer 503 with Retry-After', () => {
     const duplicate = new MongoServerError({ ok: 0, code: 11000, errmsg: 'E11000 duplicate key error' });
     assert.deepEqual(answer(duplicate), {
       status: 500,
-      body: { message: 'Internal server error', errors: null },
+      body: { message: 'Internal server error' },
       retryAfter: undefined,
     });
   });

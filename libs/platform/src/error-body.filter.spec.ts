@@ -33,7 +33,6 @@ describe('ErrorBodyFilter', () => {
     assert.deepEqual(direct.body, {
       message:
         "Request too large: the events it would record exceed the event store's limit of 1048576 bytes per write",
-      errors: null,
     });
     const wrapped = answer(
       new Error('command failed', { cause: new EventTooLargeError('s', undefined, 10) }),
@@ -48,7 +47,7 @@ describe('ErrorBodyFilter', () => {
     ]) {
       const out = answer(exception);
       assert.equal(out.status, 503);
-      assert.deepEqual(out.body, { message: DATABASE_UNAVAILABLE, errors: null });
+      assert.deepEqual(out.body, { message: DATABASE_UNAVAILABLE });
       assert.equal(out.headers['Retry-After'], String(RETRY_AFTER_SECONDS));
     }
     assert.equal(DATABASE_UNAVAILABLE, 'Database temporarily unavailable; retry the request.');

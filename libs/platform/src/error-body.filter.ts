@@ -9,7 +9,7 @@ import {
 import type { Request, Response } from 'express';
 import { EventTooLargeError, StoreUnavailableError } from '#des/event-store';
 import { isMongoUnavailable } from '#des/read-store';
-import { ApiError, DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS } from './api-error';
+import { ApiError, DATABASE_UNAVAILABLE, errorBody, RETRY_AFTER_SECONDS } from './api-error';
 import { DomainError, type DomainErrorKind } from '#des/kernel';
 import { ReplayedResponse } from './replayed-response';
 import { closeUnread } from './unread-body';
@@ -31,7 +31,7 @@ interface Answer {
 }
 
 /**
- * Every error leaves as `{message, errors}`. Store outages are 503 with
+ * Every error leaves as `{message, errors?}` (`errors` only when there are field errors). Store outages are 503 with
  * Retry-After; an append over the event store's size limit is 413; anything unexpected is a 500 that says nothing of our insides
  * and is logged with the request id the response also carries.
  */
@@ -51,7 +51,7 @@ export class ErrorBodyFilter implements ExceptionFilter {
     if (res.headersSent) return;
     for (const [k, v] of Object.entries(answer.headers ?? {})) res.setHeader(k, v);
     if (!req.complete) closeUnread(req, res);
-    res.status(answer.status).json({ message: answer.message, errors: answer.errors });
+    res.status(answer.status).json(errorBody(answer.message, answer.errors));
   }
 
   private answer(exception: unknown, req: Request & { id?: string }): Answer {

@@ -1,6 +1,6 @@
 /** What `#des/platform` publishes to the other libraries, the apps and the tests; the rest is its own. */
 export { AggregateCommand } from './aggregate-command';
-export { ApiError, VALIDATION_FAILED } from './api-error';
+export { ApiError, errorBody, VALIDATION_FAILED } from './api-error';
 export { AtQuery, IsInstant, periodOf } from './at-query';
 export { safeCell } from './csv-cell';
 export { pinnedNow } from './pinned-now';

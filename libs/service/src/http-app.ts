@@ -9,6 +9,7 @@ import {
   CONFIG,
   type Config,
   ErrorBodyFilter,
+  errorBody,
   nestLogger,
   processLogger,
   ShutdownState,
@@ -168,7 +169,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const [status, reason, message] = tooLarge
     ? [431, 'Request Header Fields Too Large', 'Request line or headers too large']
     : [400, 'Bad Request', 'Malformed HTTP request'];
-  const body = JSON.stringify({ message, errors: null });
+  const body = JSON.stringify(errorBody(message));
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:http';
-import { closeUnread, SHUTTING_DOWN, ShutdownState } from '#des/platform';
+import { closeUnread, errorBody, SHUTTING_DOWN, ShutdownState } from '#des/platform';
 
 const PROBE = /^\/(?:api\/v2\/)?(?:health\/live|health\/ready|metrics|ready)$/;
 
@@ -23,7 +23,7 @@ export class HttpDrain {
     if (this.state.draining && !PROBE.test(req.path)) {
       res.setHeader('Retry-After', '5');
       closeUnread(req, res);
-      res.status(503).json({ message: SHUTTING_DOWN, errors: null });
+      res.status(503).json(errorBody(SHUTTING_DOWN));
       return;
     }
     this.inFlight.add(res);

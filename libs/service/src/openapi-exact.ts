@@ -26,11 +26,11 @@ function* operationsOf(document: OpenAPIObject): Generator<[(typeof METHODS)[num
 /** The body every error answers with (the spec's). */
 export const ERROR_BODY_SCHEMA = {
   type: 'object',
-  required: ['message', 'errors'],
+  required: ['message'],
   properties: {
     message: { type: 'string' },
     errors: {
-      description: 'Field → what is wrong with it; null when the message says it all',
+      description: 'Field → what is wrong with it; absent when the message says it all',
       type: ['object', 'null'],
     },
   },
