@@ -327,9 +327,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const s = read(() => readSettings(SETTINGS, env));
   const tenantLimits = read(() => readSettings(TENANT_LIMIT_SETTINGS, env));
   const tenantPrograms = read(() => readSettings(TENANT_PROGRAM_SETTINGS, env));
-  const eventStore = s && read(() => eventStoreFrom(s.kurrentDbUrl ?? s.eventStoreUrl, resolve(s.dataDir!)));
+  const dataDir = s && resolve(s.dataDir!);
+  const eventStore = s && read(() => eventStoreFrom(s.kurrentDbUrl ?? s.eventStoreUrl, dataDir));
   if (problems.length) throw new ConfigError(problems);
-  const dataDir = resolve(s.dataDir!);
   const readStore: ReadStoreConfig = s.mongoDbUrl
     ? { kind: 'mongodb', url: s.mongoDbUrl, database: s.mongoDbDatabase }
     : { kind: 'memory' };

@@ -1,4 +1,5 @@
 import { redactUrl } from './settings';
+import { withTimeout } from './with-timeout';
 
 export interface WatchedEngine {
   /** As an operator names it: MongoDB, Redis, KurrentDB, SQLite. */
@@ -58,19 +59,11 @@ export class EngineWatch {
   }
 
   private async tryOnce(e: WatchedEngine): Promise<string | undefined> {
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        e.ping(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer in ${this.timeoutMs} ms`)), this.timeoutMs);
-        }),
-      ]);
+      await withTimeout(e.ping(), this.timeoutMs, `no answer in ${this.timeoutMs} ms`);
       return undefined;
     } catch (error) {
       return causeOf(error);
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -10,8 +10,12 @@ import { PlatformRuntime } from './platform-runtime';
 import { ShutdownState } from './shutdown-state';
 import { StorageHealth } from './storage-health';
 import { EVENT_STORE, JOBS, READ_STORE } from './tokens';
+import { withTimeout } from './with-timeout';
 
 const CHECK_TIMEOUT_MS = 2000;
+
+const notReady = (errors: Record<string, string>) =>
+  new ApiError(503, 'Service not ready', errors, { 'Retry-After': '5' });
 
 /**
  * Readiness and metrics of this process, whatever its role: the API serves
@@ -33,13 +37,7 @@ export class HealthChecks {
 
   /** The readiness body, or an ApiError 503 naming what is not ready. */
   async ready(): Promise<unknown> {
-    if (this.shutdown.draining)
-      throw new ApiError(
-        503,
-        'Service not ready',
-        { shutdown: 'the process is stopping' },
-        { 'Retry-After': '5' },
-      );
+    if (this.shutdown.draining) throw notReady({ shutdown: 'the process is stopping' });
     try {
       return await this.health.check([
         () => this.probe(`event_store (${this.events.kind})`, () => this.events.ping()),
@@ -52,7 +50,7 @@ export class HealthChecks {
       if (!(error instanceof ServiceUnavailableException)) throw error;
       const details = (error.getResponse() as { error?: Record<string, { message?: string }> }).error ?? {};
       const errors = Object.fromEntries(Object.entries(details).map(([k, v]) => [k, v.message ?? 'down']));
-      throw new ApiError(503, 'Service not ready', errors, { 'Retry-After': '5' });
+      throw notReady(errors);
     }
   }
 
@@ -66,7 +64,7 @@ export class HealthChecks {
   private async probe(key: string, check: () => Promise<void>) {
     const session = this.indicator.check(key);
     try {
-      await withTimeout(check());
+      await withTimeout(check(), CHECK_TIMEOUT_MS);
       return session.up();
     } catch (error) {
       return session.down({ message: error instanceof Error ? error.message : String(error) });
@@ -87,7 +85,7 @@ export class HealthChecks {
   private async projections(): Promise<HealthIndicatorResult> {
     let failed: ProjectionFailure[];
     try {
-      failed = await withTimeout(this.runtime.failedProjections());
+      failed = await withTimeout(this.runtime.failedProjections(), CHECK_TIMEOUT_MS);
     } catch {
       return {};
     }
@@ -101,15 +99,4 @@ export class HealthChecks {
       ),
     ) as HealthIndicatorResult;
   }
-}
-
-function withTimeout<T>(work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    work,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS);
-      timer.unref();
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

@@ -31,6 +31,7 @@ import { CONFIG, EVENT_STORE, JOBS, READ_STORE, ROLE } from './tokens';
 import { causeOf, EngineWatch, type WatchedEngine } from './engine-watch';
 import { StorageHealth } from './storage-health';
 import { redactUrl } from './settings';
+import { TimedOut, withTimeout } from './with-timeout';
 
 export const PROJECTIONS = Symbol('PROJECTIONS');
 export const REACTIONS = Symbol('REACTIONS');
@@ -53,7 +54,8 @@ export class PlatformRuntime implements OnModuleInit, OnApplicationBootstrap, On
   private readonly lifecycle?: ProjectorLifecycle;
   /** Checkpoint names of this process's projections and reactions. */
   private readonly checkpointNames: string[];
-  private readonly projectionNames: string[];
+  /** Processes that do not project: the projector's checkpoints, as read-your-writes polls them. */
+  private readonly checkpoints?: CheckpointPoller;
   /** When the projector last checkpointed a batch (projector roles). */
   private lastBatchAt = Date.now();
   /** Embedded mode: the in-memory read models saved across restarts. */
@@ -78,7 +80,6 @@ export class PlatformRuntime implements OnModuleInit, OnApplicationBootstrap, On
       config.connectTimeoutMs + 1000,
     );
     this.checkpointNames = [...projections.map((p) => p.name), ...reactions.map((r) => `reaction:${r.name}`)];
-    this.projectionNames = projections.map((p) => p.name);
     metrics.queueReport = () => jobs.depth();
     metrics.projectorReport = () => this.lag();
     if (runs(role, 'projector')) {
@@ -134,12 +135,11 @@ export class PlatformRuntime implements OnModuleInit, OnApplicationBootstrap, On
       // One-off commands read nothing back; the running service's projector picks their events up.
       readModelProgress.plug({ waitFor: async () => true });
     } else {
-      readModelProgress.plug(
-        new CheckpointPoller(
-          reads,
-          projections.map((p) => p.name),
-        ),
+      this.checkpoints = new CheckpointPoller(
+        reads,
+        projections.map((p) => p.name),
       );
+      readModelProgress.plug(this.checkpoints);
     }
   }
 
@@ -172,17 +172,13 @@ export class PlatformRuntime implements OnModuleInit, OnApplicationBootstrap, On
 
   /**
    * How far the read models are behind the log: this process's projector's
-   * position, or (processes that do not project) the lowest checkpoint in
-   * the read store; and the age of the oldest event not applied yet.
+   * position, or (processes that do not project) what the projector's
+   * checkpoints say, as read-your-writes reads them; and the age of the
+   * oldest event not applied yet.
    */
   private async lag(): Promise<{ lagPositions: number; lagSeconds: number; checkpointAgeSeconds?: number }> {
     const head = await this.events.head();
-    let applied = this.projector?.position;
-    if (applied === undefined) {
-      const docs = await this.reads.collection(CHECKPOINTS).find({ _id: { $in: this.projectionNames } });
-      applied =
-        docs.length < this.projectionNames.length ? 0 : Math.min(...docs.map((d) => Number(d.position ?? 0)));
-    }
+    const applied = this.projector?.position ?? (await this.checkpoints?.appliedPosition()) ?? head.position;
     let lagSeconds = 0;
     if (applied < head.position) {
       const [next] = await this.events.readAll(applied, 1);
@@ -235,11 +231,12 @@ export class PlatformRuntime implements OnModuleInit, OnApplicationBootstrap, On
       await step('projector stopped: its batch finished and checkpointed', () => this.lifecycle!.close());
     if (this.saved) await step('read models saved', () => this.saved!.close());
     await step(`job queues closed (${this.jobs.kind})`, () =>
-      withDeadline(this.jobs.close(), this.config.shutdownTimeoutMs, () =>
+      withTimeout(this.jobs.close(), this.config.shutdownTimeoutMs).catch((error: unknown) => {
+        if (!(error instanceof TimedOut)) throw error;
         this.shutdownLogger.warn(
           `jobs still running after ${this.config.shutdownTimeoutMs} ms: left to their lock, another worker takes them up`,
-        ),
-      ),
+        );
+      }),
     );
     await step(`read store closed (${this.reads.kind})`, () => this.reads.close());
     await step(`event store closed (${this.events.kind})`, () => this.events.close());
@@ -258,16 +255,6 @@ function watchedEngines(config: Config, events: EventStore, reads: ReadStore, jo
   if (config.jobs.kind === 'bullmq')
     engines.push({ engine: 'Redis', address: redactUrl(config.jobs.url), ping: () => jobs.ping() });
   return engines;
-}
-
-/** Waits for `work`, at most `ms`; past it, says so and goes on. */
-async function withDeadline(work: Promise<unknown>, ms: number, late: () => void): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
-  const outcome = await Promise.race([work.then(() => 'done' as const), deadline]).finally(() =>
-    clearTimeout(timer),
-  );
-  if (outcome === 'late') late();
 }
 
 /** Fault injection for the crash test: SIGKILL this process after `limit` read-model writes. */

@@ -70,12 +70,6 @@ export function listenError(error: unknown, what: string, host: string, port: nu
   return error as Error;
 }
 
-export interface ShutdownStep {
-  /** Said before it runs ("closing the read store"). */
-  name: string;
-  run(): Promise<unknown>;
-}
-
 /**
  * On SIGTERM or SIGINT, runs `stop` once, then exits 0 (1 if it failed). A
  * second signal while stopping exits at once (the operator insists).

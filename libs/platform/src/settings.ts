@@ -4,7 +4,7 @@ import { z } from 'zod';
  * One environment variable the service reads: how it is parsed and checked
  * (zod), its default and what it means. `loadConfig` reads every variable
  * through this table, and the configuration table in docs/operations.md is
- * generated from it (`npm run cli -- config-table`), so the two cannot drift.
+ * generated from it (`npm run cli -- config table`), so the two cannot drift.
  */
 export interface Setting<T> {
   name: string;
@@ -47,6 +47,17 @@ function setting<T>(
 
 const INTEGER = /^-?\d+$/;
 
+/** Text that is a whole number from `min` (to `max`). */
+function wholeNumber(min: number, max?: number): z.ZodType<number> {
+  let number = z.number().int().min(min, `is below ${min}`);
+  if (max !== undefined) number = number.max(max, `is above ${max}`);
+  return z
+    .string()
+    .regex(INTEGER, 'is not a whole number')
+    .transform(Number)
+    .pipe(number) as z.ZodType<number>;
+}
+
 /** A whole number within bounds. */
 export function integer(
   name: string,
@@ -56,10 +67,14 @@ export function integer(
 ): Setting<number> {
   const { min = 0, max } = bounds;
   const form = max === undefined ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
-  let number = z.number().int().min(min, `is below ${min}`);
-  if (max !== undefined) number = number.max(max, `is above ${max}`);
-  const schema = z.string().regex(INTEGER, 'is not a whole number').transform(Number).pipe(number);
-  return setting(name, form, fallback, bounds.shownDefault ?? String(fallback), meaning, schema);
+  return setting(
+    name,
+    form,
+    fallback,
+    bounds.shownDefault ?? String(fallback),
+    meaning,
+    wholeNumber(min, max),
+  );
 }
 
 /** An optional whole number (unset: undefined). */
@@ -69,12 +84,14 @@ export function optionalInteger(
   shownDefault: string,
   min = 1,
 ): Setting<number | undefined> {
-  const schema = z
-    .string()
-    .regex(INTEGER, 'is not a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min, `is below ${min}`));
-  return setting<number | undefined>(name, `an integer ≥ ${min}`, undefined, shownDefault, meaning, schema);
+  return setting<number | undefined>(
+    name,
+    `an integer ≥ ${min}`,
+    undefined,
+    shownDefault,
+    meaning,
+    wholeNumber(min),
+  );
 }
 
 export function boolean(name: string, fallback: boolean, meaning: string): Setting<boolean> {

@@ -1,5 +1,6 @@
 import { GridFSBucket, type Db } from 'mongodb';
 import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 /**
@@ -20,23 +21,24 @@ export class MongoBlobs {
   }
 
   /** Keeps the file at `path` under `name`. */
-  async putFile(name: string, path: string): Promise<void> {
-    await pipeline(createReadStream(path), this.bucket.openUploadStream(name));
+  putFile(name: string, path: string): Promise<void> {
+    return pipeline(createReadStream(path), this.bucket.openUploadStream(name));
   }
 
   /** Keeps `bytes` under `name`. */
-  async put(name: string, bytes: Buffer): Promise<void> {
-    const upload = this.bucket.openUploadStream(name);
-    await new Promise<void>((resolve, reject) =>
-      upload.once('error', reject).once('finish', resolve).end(bytes),
-    );
+  put(name: string, bytes: Buffer): Promise<void> {
+    return pipeline(Readable.from([bytes]), this.bucket.openUploadStream(name));
   }
 
-  /** The bytes kept under `name`, or null. */
+  /** The bytes kept under `name`, or null (one lookup: the driver's download says when there is none). */
   async get(name: string): Promise<Buffer | null> {
-    if (!(await this.has(name))) return null;
     const chunks: Buffer[] = [];
-    for await (const chunk of this.bucket.openDownloadStreamByName(name)) chunks.push(chunk as Buffer);
+    try {
+      for await (const chunk of this.bucket.openDownloadStreamByName(name)) chunks.push(chunk as Buffer);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ENOENT') return null;
+      throw error;
+    }
     return Buffer.concat(chunks);
   }
 }

@@ -55,7 +55,7 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   });
   app.disable('x-powered-by');
   // First of all: while the process stops, new requests are refused and those in flight counted.
-  const drain = new HttpDrain(app.get(ShutdownState));
+  const drain = new HttpDrain(app.get(ShutdownState), isProbePath);
   drains.set(app, drain);
   app.use(drain.gate);
   app.set(PUBLIC_URL_SETTING, options.config.publicUrl);
@@ -174,6 +174,11 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/** A probe's path: at the root, under the API prefix, or `/ready`. */
+function isProbePath(path: string): boolean {
+  return path === '/ready' || PROBES.some((p) => path === `/${p}` || path === `/${API_PREFIX}/${p}`);
 }
 
 /** Probes answer at the root (for orchestrators) and under the API prefix; readiness also at `/ready`. */

@@ -2,8 +2,6 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:http';
 import { closeUnread, errorBody, SHUTTING_DOWN, ShutdownState } from '#des/platform';
 
-const PROBE = /^\/(?:api\/v2\/)?(?:health\/live|health\/ready|metrics|ready)$/;
-
 /**
  * Graceful stop of the HTTP side: from the signal on, readiness fails and a
  * new request is answered 503 with `Retry-After` and `Connection: close`;
@@ -15,12 +13,15 @@ export class HttpDrain {
   private readonly inFlight = new Set<Response>();
   private idle?: () => void;
 
-  constructor(private readonly state: ShutdownState) {}
+  constructor(
+    private readonly state: ShutdownState,
+    /** Probes go through while stopping: liveness stays 200 and readiness answers its own 503. */
+    private readonly isProbe: (path: string) => boolean,
+  ) {}
 
   /** First of every middleware. */
   readonly gate = (req: Request, res: Response, next: NextFunction): void => {
-    // Probes go through: liveness stays 200 and readiness answers its own 503 while the process stops.
-    if (this.state.draining && !PROBE.test(req.path)) {
+    if (this.state.draining && !this.isProbe(req.path)) {
       res.setHeader('Retry-After', '5');
       closeUnread(req, res);
       res.status(503).json(errorBody(SHUTTING_DOWN));
@@ -31,7 +32,7 @@ export class HttpDrain {
       this.inFlight.delete(res);
       if (this.inFlight.size === 0) this.idle?.();
     };
-    res.once('finish', done);
+    // A response emits 'close' once, whether it was answered or its connection dropped.
     res.once('close', done);
     next();
   };
