@@ -9,6 +9,7 @@ import { isoMicros } from '#des/kernel';
 import { type Mode, modeEnv, startApp, type TestApp } from './support/app';
 import { checkpointCovering } from './support/ledger';
 import { settle } from './support/time-travel';
+import { eventually } from './support/processes';
 
 /** Debian's Chromium (npm run setup installs it), or the one PUPPETEER_EXECUTABLE_PATH names. */
 const CHROMIUM = process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium';
@@ -316,12 +317,16 @@ describe('the evidence workspace in a real browser (embedded mode)', () => {
       .getByRole('link', { name: /Diff from here \(snapshot #1\)/ })
       .click();
     // Both sides are read before the diff shows: started web:2, exited web:1.
-    await page.locator('li[data-diff]').nth(1).waitFor();
-    const diff = await page
-      .locator('li[data-diff]')
-      .evaluateAll((rows) =>
-        rows.map((r) => `${r.getAttribute('data-diff')} ${r.getAttribute('data-fingerprint')}`),
-      );
+    // Read once both rows are there (a render between a wait and a read once gave an empty list).
+    const diff = await eventually(
+      () =>
+        page
+          .locator('li[data-diff]')
+          .evaluateAll((rows) =>
+            rows.map((r) => `${r.getAttribute('data-diff')} ${r.getAttribute('data-fingerprint')}`),
+          ),
+      (rows) => rows.length >= 2,
+    );
     const before = new Set(then.artifacts.map((a) => a.fingerprint));
     const after = new Set(now.artifacts.map((a) => a.fingerprint));
     assert.deepEqual(diff, [
