@@ -311,6 +311,15 @@ describe('the evidence workspace in a real browser (embedded mode)', () => {
     await page.getByRole('button', { name: 'Now' }).click();
     await page.waitForURL(`${base}/ui/acme/environments/prod`);
     await page.locator(`tr[data-fingerprint="${WEB2}"]`).waitFor();
+    // Every heading the diff shows is recorded: none may be drawn from the
+    // answer for the previous instant while the new one loads.
+    await page.evaluate(`{
+      const seen = (window.diffHeadings = []);
+      new MutationObserver(() => {
+        const heading = document.querySelector('div.diff > p')?.textContent;
+        if (heading && seen.at(-1) !== heading) seen.push(heading);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    }`);
     await page
       .locator('li[data-snapshot="1"]')
       .first()
@@ -334,6 +343,11 @@ describe('the evidence workspace in a real browser (embedded mode)', () => {
       ...[...before].filter((f) => !after.has(f)).map((f) => `exited ${f}`),
     ]);
     assert.deepEqual(diff, [`started ${WEB2}`, `exited ${WEB1}`]);
+    const headings = await page.evaluate<string[]>('window.diffHeadings');
+    assert.ok(
+      headings.length > 0 && headings.every((h) => h.startsWith('From snapshot #1 ')),
+      headings.join(' | '),
+    );
     await inspect(page, 'environment-diff');
 
     const csv = await downloaded(page, () => page.getByRole('button', { name: 'Audit log (CSV)' }).click());

@@ -30,19 +30,27 @@ export function useAnswer<T>(
   deps: unknown[],
 ): Answer<T> | null {
   const session = useSession();
-  const [loaded, setLoaded] = useState<Answer<T> | null>(null);
+  const key = [session, ...deps];
+  // The answer remembers what it was loaded for: in the render where the
+  // inputs have just changed (before the effect runs), the previous answer
+  // is stale and must not be shown as the new one's.
+  const [loaded, setLoaded] = useState<{ for: unknown[]; answer: Answer<T> } | null>(null);
   useEffect(() => {
     let current = true;
-    setLoaded(null);
     void load(clientFor(session), session.org).then(
-      (a) => current && setLoaded(a),
-      (error: unknown) => current && setLoaded({ ok: false, status: 0, message: String(error) }),
+      (answer) => current && setLoaded({ for: key, answer }),
+      (error: unknown) =>
+        current && setLoaded({ for: key, answer: { ok: false, status: 0, message: String(error) } }),
     );
     return () => {
       current = false;
     };
-  }, [session, ...deps]);
-  return loaded;
+  }, key);
+  return loaded && sameInputs(loaded.for, key) ? loaded.answer : null;
+}
+
+function sameInputs(a: unknown[], b: unknown[]): boolean {
+  return a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 }
 
 export type FetchedFile =
