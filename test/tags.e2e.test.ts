@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { EventStore } from '#des/event-store';
 import { EVENT_STORE } from '#des/platform';
+import { repoInnerId } from '#des/repos';
 import { RESOURCE_TYPES } from '#des/tags';
 import { Mode, startApp, TestApp } from './support/app';
 
@@ -24,7 +25,8 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     const streams = {
       flow: 'flow-acme/backend',
       environment: 'environment-acme/prod',
-      repo: 'repo-acme/acme/backend',
+      // A repository's own stream is keyed by its id here (the trail gives no provider and no provider id).
+      repo: `repo-acme/${repoInnerId({ name: 'acme/backend' })}`,
       control: 'control-acme/CM-1',
     };
 

@@ -12,6 +12,7 @@ export {
   MAX_TAG_KEY,
   MAX_TAG_VALUE,
   tagsOf,
+  storedTagsFilter,
   withTagChange,
   type StoredTags,
   type TagChange,

@@ -57,3 +57,24 @@ export const tagsOf = (stored: unknown): Tags =>
   Array.isArray(stored)
     ? Object.fromEntries((stored as StoredTags).map(({ key, value }) => [key, value]))
     : ((stored as Tags | undefined) ?? {});
+
+/**
+ * A read-model filter for tag conditions as lists take them (`?tag=`): `key`
+ * (the tag is there) or `key:value` (the tag has that value), every one to
+ * hold. Tags are stored as key/value pairs (`StoredTags`).
+ */
+export function storedTagsFilter(conditions: string[]): Record<string, unknown> {
+  const keys: string[] = [];
+  const pairs: { key: string; value: string }[] = [];
+  for (const condition of conditions) {
+    const colon = condition.indexOf(':');
+    if (colon < 0) keys.push(condition);
+    else pairs.push({ key: condition.slice(0, colon), value: condition.slice(colon + 1) });
+  }
+  // Elements equal to each pair, fields in stored order: `$elemMatch` with
+  // fields, and `$and` over one array, are not on every MongoDB-wire server.
+  return {
+    ...(keys.length ? { 'tags.key': { $all: keys } } : {}),
+    ...(pairs.length ? { tags: { $all: pairs } } : {}),
+  };
+}

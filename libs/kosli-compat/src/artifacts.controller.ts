@@ -11,18 +11,34 @@ import {
 } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { ApiError, PageQuery, READ_STORE, Requires, workspaceUrl } from '#des/platform';
+import { flowNamed } from '#des/flows';
 import { docReads, type ReadStore } from '#des/read-store';
 import {
   type ArtifactReport,
   artifactReports,
   artifactReportsByPrefix,
   latestArtifactReports,
+  latestCommitInFlow,
   type RunningData,
 } from '#des/trails';
 import { provenanceOfReport } from './artifact-provenance';
-import { KosliArtifact, KosliSearchResult } from './kosli.dto';
+import { KosliArtifact, KosliLatestCommit, KosliSearchResult } from './kosli.dto';
 
 const SHA_PREFIX = /^[0-9a-fA-F]{4,64}$/;
+
+class ArtifactLookupQuery {
+  @ApiPropertyOptional({ description: 'Only the artifacts of this trail' })
+  @IsOptional()
+  @IsString()
+  trail?: string;
+}
+
+class LatestCommitQuery {
+  @ApiPropertyOptional({ description: 'Only artifacts built on this branch' })
+  @IsOptional()
+  @IsString()
+  branch?: string;
+}
 
 class ArtifactsQuery extends PageQuery {
   @ApiPropertyOptional() @IsOptional() @IsString() flow_name?: string;
@@ -60,12 +76,37 @@ export class ArtifactsController {
     return Promise.all(docs.map((d) => this.kosliArtifact(req, org, d)));
   }
 
+  // Before `:kind/:id`, which its path would match too.
+  @Get('artifacts/:org/:flow/:fingerprint/latest_commit')
+  @ApiOperation({
+    operationId: 'getLatestCommit',
+    summary: 'The commit of the artifact a flow reported last, for the Kosli CLI',
+    description:
+      '`kosli report artifact` lists the commits since it. Artifacts other than `{fingerprint}`; null when there is none.',
+  })
+  @Requires('reader')
+  @ApiOkResponse({ type: KosliLatestCommit })
+  async latestCommit(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Param('fingerprint') fingerprint: string,
+    @Query() { branch }: LatestCommitQuery,
+  ): Promise<KosliLatestCommit> {
+    if (!(await flowNamed(docReads(this.reads), org, flow))) throw new ApiError(404, 'Flow not found');
+    return {
+      latest_commit: await latestCommitInFlow(this.reads, org, flow, { except: fingerprint, branch }),
+    };
+  }
+
   @Get('artifacts/:org/:flow/:kind/:id')
   @ApiOperation({
     operationId: 'getKosliArtifact',
     summary: "Read a flow's artifacts by fingerprint or commit for the Kosli CLI",
+    description:
+      '`{kind}`: `fingerprint`, or `commit_sha` (`commit`) with a full or short sha; `?trail=` keeps one trail’s.',
   })
   @Requires('reader')
+  @ApiParam({ name: 'kind', enum: ['fingerprint', 'commit_sha', 'commit'] })
   @ApiOkResponse({
     type: [KosliArtifact],
     description: 'The artifacts of the flow with that fingerprint or commit',
@@ -75,13 +116,20 @@ export class ArtifactsController {
     @Param('flow') flow: string,
     @Param('kind') kind: string,
     @Param('id') id: string,
+    @Query() { trail }: ArtifactLookupQuery,
     @Req() req: Request,
   ): Promise<KosliArtifact[]> {
-    if (kind !== 'fingerprint' && kind !== 'commit') throw new ApiError(404, 'Artifact not found');
+    const byCommit = kind === 'commit' || kind === 'commit_sha';
+    if (kind !== 'fingerprint' && !byCommit) throw new ApiError(404, 'Artifact not found');
+    const sha = id.toLowerCase();
     const docs = await artifactReports(
       docReads(this.reads),
       org,
-      kind === 'fingerprint' ? { flow, fingerprints: [id] } : { flow, commit: id },
+      !byCommit
+        ? { flow, trail, fingerprints: [id] }
+        : sha.length >= 40
+          ? { flow, trail, commit: sha }
+          : { flow, trail, commitPrefix: sha },
     );
     if (!docs.length) throw new ApiError(404, 'Artifact not found');
     return Promise.all(docs.map((d) => this.kosliArtifact(req, org, d)));

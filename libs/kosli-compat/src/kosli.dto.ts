@@ -14,6 +14,16 @@ export class KosliRunningPlace {
   @ApiProperty() snapshot_index!: number;
 }
 
+/** What `kosli report artifact` lists the commits since. */
+export class KosliLatestCommit {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The commit of the artifact the flow reported last; null: none',
+  })
+  latest_commit!: string | null;
+}
+
 /** An artifact as the Kosli CLI prints it: its flow and trail, its trail's compliance, where it runs and ran. */
 export class KosliArtifact {
   @ApiProperty() filename!: string;

@@ -5,6 +5,6 @@ import { RepoCommand, repoDecider, RepoEvent, RepoState, repoStream } from './re
 /** A write to one repository's own stream (its tags). */
 export class ChangeRepo extends AggregateCommand<RepoCommand, RepoState, RepoEvent> {
   constructor(org: string, command: RepoCommand, metadata: EventMetadata) {
-    super(repoStream(org, command.name), repoDecider, command, metadata);
+    super(repoStream(org, command.id), repoDecider, command, metadata);
   }
 }

@@ -9,7 +9,7 @@ import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/acco
 import { ChangeFlow } from '#des/flows';
 import { ChangeEnvironment } from '#des/environments';
 import { ChangeControl } from '#des/controls';
-import { ChangeRepo, repoNamed } from '#des/repos';
+import { ambiguousRepo, ChangeRepo, repoNamedOrIdentified, repoTags } from '#des/repos';
 import { ACCEPTED_RESOURCE_TYPES, resourceOf, TaggableResource } from './resource-types';
 import { TagPatchDto } from './tags.dto';
 
@@ -39,13 +39,12 @@ function patchErrors(body: TagPatchDto): Record<string, string> {
 
 type TagCommand = (org: string, id: string, change: TagChange, metadata: EventMetadata) => Command<unknown>;
 
-/** Each resource's own aggregate takes its tag changes (`tags_changed` in its stream). */
-const tagCommands: Record<TaggableResource, TagCommand> = {
+/** Each resource's own aggregate takes its tag changes (`tags_changed` in its stream); a repository's, below. */
+const tagCommands: Record<Exclude<TaggableResource, 'repo'>, TagCommand> = {
   flow: (org, name, change, m) => new ChangeFlow(org, { kind: 'change_tags', name, change }, m),
   environment: (org, name, change, m) => new ChangeEnvironment(org, { kind: 'change_tags', name, change }, m),
   control: (org, identifier, change, m) =>
     new ChangeControl(org, { kind: 'change_tags', identifier, change }, m),
-  repo: (org, name, change, m) => new ChangeRepo(org, { kind: 'change_tags', name, change }, m),
 };
 
 /** Endpoint 7: tags on flows, environments, repositories and controls. */
@@ -81,11 +80,28 @@ export class TagsController {
     if (!resource) errors.resource_type = `must be one of: ${ACCEPTED_RESOURCE_TYPES.join(', ')}`;
     if (Object.keys(errors).length || !resource) throw new ApiError(400, VALIDATION_FAILED, errors);
     if (resource === 'control') await requireFeature(this.reads, org, 'controls');
-    // A repository is registered by the trails that name it: its own stream only holds tags.
-    if (resource === 'repo' && !(await repoNamed(docReads(this.reads), org, resourceId)))
-      throw new ApiError(404, RESOURCE_NOT_FOUND);
     const change = { set_tags: body.set_tags ?? {}, remove_tags: body.remove_tags ?? [] };
-    await this.commands.execute(tagCommands[resource](org, resourceId, change, requestMetadata(req)));
+    const metadata = requestMetadata(req);
+    await this.commands.execute(
+      resource === 'repo'
+        ? await this.repoTagCommand(org, resourceId, change, metadata)
+        : tagCommands[resource](org, resourceId, change, metadata),
+    );
     return jsonString('Tags updated');
+  }
+
+  /**
+   * A repository is registered by the trails that name it; its own stream
+   * (by its id here) only holds tags. It is named by its id or by a name only
+   * one repository has.
+   */
+  private async repoTagCommand(org: string, idOrName: string, change: TagChange, metadata: EventMetadata) {
+    const lookup = await repoNamedOrIdentified(docReads(this.reads), org, idOrName);
+    if (!lookup.found) {
+      if (lookup.reason === 'ambiguous') throw new ApiError(400, ambiguousRepo(idOrName, lookup.providers));
+      throw new ApiError(404, RESOURCE_NOT_FOUND);
+    }
+    const id = lookup.found.id as string;
+    return new ChangeRepo(org, { kind: 'change_tags', id, change, shown: repoTags(lookup.found) }, metadata);
   }
 }

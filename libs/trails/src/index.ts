@@ -34,6 +34,7 @@ export {
   artifactReports,
   artifactReportsByPrefix,
   latestArtifactReports,
+  latestCommitInFlow,
   provenanceOf,
   provenanceOfReports,
   trailNamed,

@@ -54,19 +54,32 @@ export class TrailArtifactsController {
       commit_url: body.commit_url ?? null,
       repo_info: body.repo_info ? { ...body.repo_info } : null,
       template_reference_name: body.template_reference_name ?? null,
+      // A JSON null for an object is no object (class-validator's IsOptional lets null through).
       ...definedOnly({
         repo_url: body.repo_url,
-        external_urls: body.external_urls,
-        annotations: body.annotations,
-        user_data: body.user_data,
+        external_urls: body.external_urls ?? undefined,
+        annotations: body.annotations ?? undefined,
+        user_data: body.user_data ?? undefined,
       }),
+    };
+    // An artifact reported to a trail that has not begun begins it, as the Kosli CLI expects
+    // (`kosli attest artifact --trail new`); without a trail (`kosli report artifact`), its own.
+    const trailName = body.trail_name ?? body.fingerprint;
+    const begins = {
+      flow,
+      name: trailName,
+      description: '',
+      git_commit_info: artifact.git_commit_info,
+      repo_info: artifact.repo_info,
+      origin_url: artifact.build_url,
+      user_data: {},
     };
     await this.commands.execute(
       new ChangeTrail(
         org,
         flow,
-        body.trail_name,
-        { kind: 'report_artifact', artifact },
+        trailName,
+        { kind: 'report_artifact', artifact, begins },
         requestMetadata(req),
       ),
     );

@@ -5,6 +5,10 @@ import type { ReadStore } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { trailStream, type TrailEvent } from './trail.events';
 import { TimelineEntry, timelineEntry, timelineEntryId, TimelinePage, TRAIL_EVENTS } from './trail-timeline';
+import { type KosliTrailEvent, kosliTrailEvents } from './kosli-trail-events';
+
+/** How many of a trail's events `GET /trails/{org}/{flow}/{trail}` shows (the rest: `…/events`, paged). */
+export const SHOWN_TRAIL_EVENTS = 200;
 import { trailId } from './trails.projection';
 
 /**
@@ -47,5 +51,20 @@ export class TrailTimelineQuery {
       const { seq, type, timestamp, summary } = withoutInternals(d) as unknown as TimelineEntry;
       return { seq, type, timestamp, summary };
     });
+  }
+
+  /**
+   * The trail's first events in Kosli's names (`kosli get trail` shows them),
+   * at most `SHOWN_TRAIL_EVENTS`, from the trail's own stream (by then, at a
+   * past instant). The whole timeline is paged by `entries`.
+   */
+  async kosliEvents(org: string, flow: string, trail: string, at?: number): Promise<KosliTrailEvent[]> {
+    const events = await this.events.readStream(trailStream(org, flow, trail), {
+      maxCount: SHOWN_TRAIL_EVENTS,
+      ...(at !== undefined ? { untilRecordedAt: secondsToMicros(at) } : {}),
+    });
+    return kosliTrailEvents(
+      events.map((e) => ({ event: { type: e.type, data: e.data } as TrailEvent, recordedAt: e.recordedAt })),
+    );
   }
 }

@@ -10,7 +10,12 @@ export interface RunningMove {
 
 export type TrailCommand =
   | { kind: 'put_trail'; trail: TrailData }
-  | { kind: 'report_artifact'; artifact: ArtifactData }
+  | {
+      kind: 'report_artifact';
+      artifact: ArtifactData;
+      /** The trail to begin when it has not begun (the Kosli CLI attests artifacts to trails it has not begun). */
+      begins: TrailData;
+    }
   | {
       kind: 'report_attestation';
       attestation: AttestationData;
@@ -58,10 +63,12 @@ export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
       case 'put_trail':
         if (!state.exists) return [{ type: 'trail_reported', data: command.trail }];
         return same(state.trail, command.trail) ? [] : [{ type: 'trail_updated', data: command.trail }];
-      case 'report_artifact':
-        if (!state.exists) throw new DomainError('not_found', 'Trail not found');
+      case 'report_artifact': {
+        const reported: TrailEvent = { type: 'artifact_reported', data: command.artifact };
+        if (!state.exists) return [{ type: 'trail_reported', data: command.begins }, reported];
         if (same(state.artifacts[command.artifact.fingerprint], command.artifact)) return [];
-        return [{ type: 'artifact_reported', data: command.artifact }];
+        return [reported];
+      }
       case 'record_running': {
         // A trail the snapshot's provenance named but that is not (yet) in this stream has nothing to record.
         if (!state.exists) return [];

@@ -30,18 +30,23 @@ describe('trail decider', () => {
       .then([{ type: 'trail_updated', data: described }]);
   });
 
-  it('refuses evidence for an unknown trail or artifact', () => {
+  it('refuses attestations for an unknown trail or artifact', () => {
     given()
       .when(attest(attestation('x', true)))
-      .thenError('not_found', 'Trail not found');
-    given()
-      .when({ kind: 'report_artifact', artifact: artifactData })
       .thenError('not_found', 'Trail not found');
     given(begun)
       .when(attest(attestation('x', true, fp)))
       .thenError('not_found', 'Artifact not found in trail', {
         artifact_fingerprint: `no artifact ${fp} was reported in this trail`,
       });
+  });
+
+  it('begins the trail an artifact is reported to when it has not begun, then reports an artifact only when it changed', () => {
+    given().when({ kind: 'report_artifact', artifact: artifactData, begins: trail }).then([begun, artifact]);
+    given(begun)
+      .when({ kind: 'report_artifact', artifact: artifactData, begins: { ...trail, description: 'other' } })
+      .then([artifact]);
+    given(begun, artifact).when({ kind: 'report_artifact', artifact: artifactData, begins: trail }).then([]);
   });
 
   it('attests each artifact a target names, by template name or fingerprint', () => {

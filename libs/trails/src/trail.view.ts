@@ -1,6 +1,7 @@
 import { microsToSeconds } from '#des/event-store';
 import type { FlowTemplate } from '#des/flows';
 import type { ArtifactData, AttestationData, TrailData, TrailEvent } from './trail.events';
+import { complianceStatuses, type ComplianceStatuses } from './compliance-statuses';
 
 export interface AttestationView extends Omit<AttestationData, 'artifact_fingerprint'> {
   artifact_fingerprint?: string;
@@ -193,8 +194,12 @@ export function trailCompliance(view: TrailView, template: FlowTemplate | null):
 export function trailAsShown(
   view: TrailView,
   template: FlowTemplate | null,
-): TrailView & { compliance_status: Compliance; compliance_state: ComplianceStatus } {
+): TrailView & { compliance_status: Compliance & ComplianceStatuses; compliance_state: ComplianceStatus } {
   const compliance = trailCompliance(view, template);
   // `compliance_state`: the status alone, as the Kosli CLI reads it.
-  return { ...view, compliance_status: compliance, compliance_state: compliance.status };
+  return {
+    ...view,
+    compliance_status: { ...compliance, ...complianceStatuses(view, template) },
+    compliance_state: compliance.status,
+  };
 }

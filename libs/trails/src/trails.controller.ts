@@ -73,7 +73,11 @@ export class TrailsController {
     );
     res.status(done.events[0]?.type === 'trail_reported' ? 201 : 200);
     const { view, template } = await this.trailReads.trailView(org, flow, body.name, undefined);
-    return { ...trailAsShown(view, template), html_url: trailUrl(req, org, flow, body.name) };
+    return {
+      ...trailAsShown(view, template),
+      events: await this.timeline.kosliEvents(org, flow, body.name),
+      html_url: trailUrl(req, org, flow, body.name),
+    };
   }
 
   @Get('trails/:org')
@@ -160,7 +164,11 @@ export class TrailsController {
     @Req() req: Request,
   ): Promise<TrailShownView> {
     const { view, template } = await this.trailReads.trailView(org, flow, trail, query.at);
-    return { ...trailAsShown(view, template), html_url: trailUrl(req, org, flow, trail, query.at) };
+    return {
+      ...trailAsShown(view, template),
+      events: await this.timeline.kosliEvents(org, flow, trail, query.at),
+      html_url: trailUrl(req, org, flow, trail, query.at),
+    };
   }
 
   @Get('trails/:org/:flow/:trail/events')

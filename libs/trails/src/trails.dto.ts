@@ -2,6 +2,7 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from 
 import { Type } from 'class-transformer';
 import { PageQuery } from '#des/platform';
 import type { TimelineEntry } from './trail-timeline';
+import { ComplianceView, KosliTrailEventView, TrailComplianceView } from './compliance-statuses.dto';
 import {
   ATTESTATION_TYPES,
   type AttachmentRef,
@@ -13,7 +14,6 @@ import {
 import {
   type ArtifactView,
   type AttestationView,
-  type Compliance,
   COMPLIANCE_STATUSES,
   type ComplianceStatus,
   type RunningPlace,
@@ -107,10 +107,15 @@ export class ReportArtifactDto {
 
   @ApiProperty() @IsString() @MaxLength(1024) filename!: string;
 
-  @ApiProperty({ pattern: TRAIL_NAME.source })
+  @ApiPropertyOptional({
+    pattern: TRAIL_NAME.source,
+    description:
+      'The trail that built it; begun here when it has not begun. Absent (`kosli report artifact`): the trail named by the fingerprint',
+  })
+  @IsOptional()
   @IsString()
   @Matches(TRAIL_NAME, { message: 'trail_name is not a valid trail name' })
-  trail_name!: string;
+  trail_name?: string;
 
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(128) git_commit?: string;
 
@@ -268,16 +273,6 @@ export class ReportedArtifactView extends TrailArtifactView {
   html_url!: string;
 }
 
-export class ComplianceView implements Compliance {
-  @ApiProperty({ enum: COMPLIANCE_STATUSES }) status!: ComplianceStatus;
-  @ApiProperty({
-    type: [String],
-    description: 'Required attestations not made yet (`artifact/<reference>/<name>` for artifacts)',
-  })
-  missing!: string[];
-  @ApiProperty({ type: [String], description: 'Attestations made and non-compliant' }) failing!: string[];
-}
-
 /** A trail as `GET /trails/{org}/{flow}/{trail}` shows it: its view, with its compliance against the flow's template. */
 @ApiExtraModels(AttestationViewDto)
 export class TrailShownView implements ReturnType<typeof trailAsShown> {
@@ -300,8 +295,14 @@ export class TrailShownView implements ReturnType<typeof trailAsShown> {
     description: 'Trail-level attestations by name: the latest of a name',
   })
   attestations!: Record<string, AttestationViewDto>;
+  @ApiProperty({
+    type: [KosliTrailEventView],
+    description:
+      "The trail's first 200 events in Kosli's names (`kosli get trail`); the whole timeline: `…/events`",
+  })
+  events!: KosliTrailEventView[];
   @ApiProperty({ description: "Entries on the trail's timeline (`GET …/events`)" }) event_count!: number;
-  @ApiProperty({ type: ComplianceView }) compliance_status!: ComplianceView;
+  @ApiProperty({ type: TrailComplianceView }) compliance_status!: TrailComplianceView;
   @ApiProperty({ enum: COMPLIANCE_STATUSES, description: 'The status alone, as the Kosli CLI reads it' })
   compliance_state!: ComplianceStatus;
   @ApiProperty({ description: 'The trail in the workspace, at the instant read (`?at=` when one was asked)' })

@@ -14,19 +14,50 @@ export type ArtifactReport = Doc &
     reported_at: number;
   };
 
-/** Which reports: of some fingerprints, in one flow, of one commit (all given ones hold). */
+/** Which reports: of some fingerprints, in one flow and trail, of one commit or a commit's prefix (all given ones hold). */
 export interface ReportFilter {
   fingerprints?: string[];
   flow?: string;
+  trail?: string;
   commit?: string;
+  /** Lower-case hex: the commits that start with it (a short sha). */
+  commitPrefix?: string;
 }
 
 const reportFilter = (org: string, f: ReportFilter) => ({
   org,
   ...(f.flow !== undefined ? { flow: f.flow } : {}),
+  ...(f.trail !== undefined ? { trail: f.trail } : {}),
   ...(f.fingerprints !== undefined ? { fingerprint: { $in: f.fingerprints } } : {}),
   ...(f.commit !== undefined ? { git_commit: f.commit } : {}),
+  ...(f.commitPrefix !== undefined
+    ? { git_commit: { $regex: `^${f.commitPrefix.replace(/[^0-9a-f]/g, '')}` } }
+    : {}),
 });
+
+/**
+ * The commit of the artifact the flow reported last, other than `except`
+ * (on `branch`, when given), or null: where `kosli report artifact` starts
+ * the list of commits since.
+ */
+export async function latestCommitInFlow(
+  store: ReadStore,
+  org: string,
+  flow: string,
+  { except, branch }: { except: string; branch?: string },
+): Promise<string | null> {
+  const [latest] = await store.collection<ArtifactReport>(ARTIFACTS).find(
+    {
+      org,
+      flow,
+      fingerprint: { $ne: except },
+      git_commit: { $ne: null },
+      ...(branch ? { 'git_commit_info.branch': branch } : {}),
+    },
+    { sort: { reported_at: -1, _id: 1 }, limit: 1 },
+  );
+  return latest?.git_commit ?? null;
+}
 
 /** The reports of artifacts that match `filter`, by flow. */
 export async function artifactReports(
