@@ -10,7 +10,7 @@ export interface FlowTemplate {
 const NAME = '^[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*$';
 /**
  * The types a template may name: `*` (any type), a built-in type, or a custom
- * type as `custom:<name>` (ADR flows-0028). An unknown type is refused.
+ * type as `custom:<name>` (ADR 0028). An unknown type is refused.
  */
 export const TEMPLATE_ATTESTATION_TYPES = [
   '*',

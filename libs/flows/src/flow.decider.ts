@@ -15,7 +15,7 @@ export type FlowEvent =
       FlowData & {
         name: string;
         tags: Record<string, string>;
-        /** Set when the flow was made by renaming the flow of this name (ADR flows-0028). */
+        /** Set when the flow was made by renaming the flow of this name (ADR 0028). */
         renamed_from?: string;
       }
     >

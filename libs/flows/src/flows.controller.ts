@@ -199,7 +199,7 @@ export class FlowsController {
   /**
    * The flow moves to the new name (its description, template and tags); the old
    * name keeps its history and its trails, and answers reads until another flow
-   * takes it (ADR flows-0028).
+   * takes it (ADR 0028).
    */
   @Put(':org/:flow/rename')
   @HttpCode(200)

@@ -137,7 +137,7 @@ export class RenameFlowDto {
   @MaxLength(128)
   @Matches(FLOW_NAME, {
     message:
-      'new_name must start with a letter or digit and contain only letters, digits, ".", "-", "_" and "~"',
+      'new_name \'$value\' is not a valid flow name: it must start with a letter or digit and contain only letters, digits, ".", "-", "_" and "~"',
   })
   new_name!: string;
 }
