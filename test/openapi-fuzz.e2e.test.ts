@@ -45,7 +45,14 @@ const SEMANTIC_400 = {
   'PUT /api/v2/environments/{org}':
     'members that exist and are physical; no type change once it has snapshots',
   'PUT /api/v2/environments/{org}/{env}/report/K8S': 'a report only to an environment of that type',
-  'PUT /api/v2/flows/{org}/template_file': 'the template YAML (its own schema, in a file part)',
+  'PUT /api/v2/flows/{org}/template_file':
+    'the template YAML (its own schema, in a file part); an archived flow takes no change',
+  'PUT /api/v2/flows/{org}': 'an archived flow takes no change (400: no retry helps)',
+  'PUT /api/v2/flows/{org}/{flow}/rename': 'a new name taken already; an archived flow is not renamed',
+  'PUT /api/v2/trails/{org}/{flow}':
+    'the template YAML of `begin trail --template-file` (its own schema, in a file part)',
+  'PUT /api/v2/controls/{org}/{identifier}': 'an archived control takes no change',
+  'PATCH /api/v2/tags/{org}/{resource_type}/{resource_id}': 'an archived flow or control takes no tag change',
   'PUT /api/v2/actions/{org}/environments':
     'targets that resolve to public addresses; environments that exist',
   'PUT /api/v2/policies/{org}': 'the policy YAML (its own schema, in a file part)',

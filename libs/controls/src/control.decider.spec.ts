@@ -84,4 +84,24 @@ describe('control decider', () => {
       .when(tag({ owner: 'sec' }))
       .thenError('not_found', 'Resource not found');
   });
+
+  it('archives and unarchives; an archived control refuses changes', () => {
+    const archived: ControlEvent = { type: 'control_archived', data: { identifier: 'SOC2-CC8.1' } };
+    const unarchived: ControlEvent = { type: 'control_unarchived', data: { identifier: 'SOC2-CC8.1' } };
+    const message =
+      "Control 'SOC2-CC8.1' is archived; unarchive it (POST /controls/{org}/SOC2-CC8.1/unarchive) to change it";
+    given(created).when({ kind: 'archive_control', identifier: 'SOC2-CC8.1' }).then([archived]);
+    given(created, archived).when({ kind: 'archive_control', identifier: 'SOC2-CC8.1' }).then([]);
+    given(created, archived)
+      .when(update({ name: 'x' }))
+      .thenError('invalid', message);
+    given(created, archived)
+      .when({ kind: 'change_tags', identifier: 'SOC2-CC8.1', change: tagPatch({ a: 'b' }) })
+      .thenError('invalid', message);
+    given(created, archived).when({ kind: 'unarchive_control', identifier: 'SOC2-CC8.1' }).then([unarchived]);
+    given(created).when({ kind: 'unarchive_control', identifier: 'SOC2-CC8.1' }).then([]);
+    given()
+      .when({ kind: 'archive_control', identifier: 'SOC2-CC8.1' })
+      .thenError('not_found', 'Control not found');
+  });
 });

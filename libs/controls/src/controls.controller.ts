@@ -1,11 +1,13 @@
-import { Body, Controller, Get, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
 import {
   ApiBasicAuth,
   ApiBearerAuth,
   ApiCreatedResponse,
+  ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { tagsOf } from '#des/kernel';
@@ -14,8 +16,8 @@ import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/accounts';
 import { policiesOf, policiesProjection } from '#des/policies';
 import { ChangeControl } from './control.commands';
-import { CONTROL_NOT_FOUND, type Links } from './control.decider';
-import { ControlView, CreateControlDto, UpdateControlDto } from './controls.dto';
+import { CONTROL_NOT_FOUND, type ControlCommand, type Links } from './control.decider';
+import { ControlPostInput, ControlsPage, ControlsQuery, ControlView, UpdateControlDto } from './controls.dto';
 import { CONTROLS, controlId, controlsProjection } from './controls.projection';
 
 /** A control as endpoint 2 answers it: every field of the spec's Control table. */
@@ -44,6 +46,7 @@ function linkErrors(links: Links | undefined): Record<string, string> {
 
 /** Controls (beta, endpoint 2): compliance controls the policies refer to. */
 @ApiTags('controls')
+@ApiExtraModels(ControlView, ControlsPage)
 @ApiBearerAuth('bearer')
 @ApiBasicAuth('basic')
 @Controller('controls')
@@ -65,7 +68,7 @@ export class ControlsController {
   @ApiCreatedResponse({ type: ControlView })
   async create(
     @Param('org') org: string,
-    @Body() body: CreateControlDto,
+    @Body() body: ControlPostInput,
     @Req() req: AuthenticatedRequest,
   ): Promise<ControlView> {
     await requireFeature(this.reads, org, 'controls');
@@ -88,17 +91,104 @@ export class ControlsController {
   }
 
   @Get(':org')
-  @ApiOperation({ operationId: 'listControls', summary: 'List controls' })
+  @ApiOperation({
+    operationId: 'listControls',
+    summary: 'List controls',
+    description:
+      'The controls not archived (with `archived=true`, the archived ones), by identifier; with `page` or ' +
+      '`per_page`, a page of them (`{controls, page, per_page, total_pages, total_count}`). `search` keeps ' +
+      'those whose identifier or name contains it (any case); each `tag` (`key:value` or `key`) must hold.',
+  })
   @Requires('reader')
-  @ApiOkResponse({ type: [ControlView] })
-  async list(@Param('org') org: string, @Query() { at }: AtQuery): Promise<ControlView[]> {
+  @ApiOkResponse({
+    schema: {
+      oneOf: [
+        { type: 'array', items: { $ref: getSchemaPath(ControlView) } },
+        { $ref: getSchemaPath(ControlsPage) },
+      ],
+    },
+  })
+  async list(
+    @Param('org') org: string,
+    @Query() query: ControlsQuery,
+  ): Promise<ControlView[] | ControlsPage> {
     await requireFeature(this.reads, org, 'controls');
-    const reads = await this.readsAt(org, at);
-    const controls = await reads.collection(CONTROLS).find({ org }, { sort: { identifier: 1 } });
+    const reads = await this.readsAt(org, query.at);
+    const direction = query.sort_direction === 'desc' ? -1 : 1;
+    const all = await reads.collection(CONTROLS).find({ org }, { sort: { identifier: direction } });
     const policies = await policiesOf(docReads(reads), org);
     const referencing = (identifier: unknown) =>
       policies.filter((p) => (p.controls ?? []).includes(identifier as string)).map((p) => p.name);
-    return controls.map((c) => controlView(c, referencing(c.identifier)));
+    const archived = query.archived === 'true';
+    const search = query.search?.toLowerCase();
+    const tagged = (doc: Doc) => {
+      const tags = tagsOf(doc.tags);
+      return (query.tag ?? []).every((t) => {
+        const at = t.indexOf(':');
+        return at < 0 ? t in tags : tags[t.slice(0, at)] === t.slice(at + 1);
+      });
+    };
+    const controls = all
+      .filter(
+        (c) =>
+          (c.archived === true) === archived &&
+          (!search ||
+            String(c.identifier).toLowerCase().includes(search) ||
+            String(c.name ?? '')
+              .toLowerCase()
+              .includes(search)) &&
+          tagged(c),
+      )
+      .map((c) => controlView(c, referencing(c.identifier)));
+    if (query.page === undefined && query.per_page === undefined) return controls;
+    const page = query.page ?? 1;
+    const perPage = query.per_page ?? 20;
+    return {
+      controls: controls.slice((page - 1) * perPage, page * perPage),
+      page,
+      per_page: perPage,
+      total_pages: Math.ceil(controls.length / perPage),
+      total_count: controls.length,
+    };
+  }
+
+  @Post(':org/:identifier/archive')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'archiveControl',
+    summary: 'Archive a control: it refuses changes and leaves the list (unless asked); its versions stay',
+  })
+  @Requires('member')
+  @ApiOkResponse({ type: ControlView })
+  archive(
+    @Param('org') org: string,
+    @Param('identifier') identifier: string,
+    @Req() req: AuthenticatedRequest,
+  ): Promise<ControlView> {
+    return this.change(org, { kind: 'archive_control', identifier }, req);
+  }
+
+  @Post(':org/:identifier/unarchive')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'unarchiveControl', summary: 'Unarchive a control' })
+  @Requires('member')
+  @ApiOkResponse({ type: ControlView })
+  unarchive(
+    @Param('org') org: string,
+    @Param('identifier') identifier: string,
+    @Req() req: AuthenticatedRequest,
+  ): Promise<ControlView> {
+    return this.change(org, { kind: 'unarchive_control', identifier }, req);
+  }
+
+  private async change(
+    org: string,
+    command: ControlCommand,
+    req: AuthenticatedRequest,
+  ): Promise<ControlView> {
+    await requireFeature(this.reads, org, 'controls');
+    await this.commands.execute(new ChangeControl(org, command, requestMetadata(req)));
+    return this.view(await this.control(org, command.identifier));
   }
 
   @Get(':org/:identifier')

@@ -35,4 +35,27 @@ describe('controls projection', () => {
       },
     ]);
   });
+
+  it('marks a control archived, then not', async () => {
+    const created = {
+      stream: 'control-acme/C1',
+      type: 'control_created',
+      data: { identifier: 'C1', name: 'c', description: '', links: {}, created_by: 'ci', version: 1 },
+    };
+    const archived = {
+      stream: 'control-acme/C1',
+      type: 'control_archived',
+      data: { identifier: 'C1' },
+      at: 5,
+    };
+    await given(created, archived).then('controls', [
+      { _id: 'acme/C1', archived: true, last_modified_at: 5 },
+    ]);
+    await given(created, archived, {
+      stream: 'control-acme/C1',
+      type: 'control_unarchived',
+      data: { identifier: 'C1' },
+      at: 9,
+    }).then('controls', [{ _id: 'acme/C1', archived: false, last_modified_at: 9 }]);
+  });
 });

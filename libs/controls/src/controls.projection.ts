@@ -36,6 +36,15 @@ export const controlsProjection: Projection = {
           },
         ];
       }
+      case 'control_archived':
+      case 'control_unarchived':
+        return [
+          {
+            collection: CONTROLS,
+            id,
+            update: { $set: { archived: event.type === 'control_archived', last_modified_at: at } },
+          },
+        ];
       case 'tags_changed':
         return [
           {

@@ -8,7 +8,9 @@ import type { Provenance } from './k8s-report';
  *
  * - An artifact is compliant by the environment's attached policies when
  *   some are, else by every trail that reported its fingerprint; with no such
- *   trail (no provenance) it is not compliant.
+ *   trail (no provenance) it is not compliant. An artifact on the
+ *   environment's allow-list is compliant there whatever the rest says
+ *   (`running-assessment.ts`).
  * - A snapshot records each artifact's compliance when it was made
  *   (`compliant_when_made`); a re-assessment (a policy, trail or flow
  *   changed) gives the snapshot in force a newer one (`compliant`).

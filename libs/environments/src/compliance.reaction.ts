@@ -18,6 +18,7 @@ const TRIGGERS: Record<string, Set<string>> = {
   policy: new Set(['policy_version_added']),
   trail: new Set(['trail_updated', 'artifact_reported', 'attestation_reported']),
   flow: new Set(['flow_updated', 'tags_changed']),
+  allowlist: new Set(['artifact_allowlisted']),
 };
 
 /** The environments (by name) whose running set `event` may judge differently, and why. */
@@ -33,6 +34,9 @@ async function affected(
   const cause = { event_type: event.type, subject: `${aggregate} ${id}` };
   const running = (fingerprints: string[]) => environmentsRunning(reads, org, fingerprints);
   switch (aggregate) {
+    case 'allowlist':
+      // The allow-list is the environment's own (its stream is named after it).
+      return { environments: [id], cause };
     case 'environment':
       // A new snapshot is judged by its report; assessing it again here catches what changed meanwhile.
       return { environments: [id], cause };
@@ -84,6 +88,7 @@ export const complianceReaction: Reaction = {
         org,
         (environment.policies as string[]) ?? [],
         snapshot.artifacts as RunningArtifact[],
+        name,
       );
       await effects.execute(
         new ChangeEnvironment(

@@ -6,10 +6,16 @@ import { EnvironmentReportController } from './environment-report.controller';
 import { environmentsProjection } from './environments.projection';
 import { provenanceReaction } from './provenance.reaction';
 import { complianceReaction } from './compliance.reaction';
+import { AllowlistController } from './allowlist.controller';
 
 /** Environments, Kubernetes reports → snapshots, deployments, the audit log and the environment's report. */
 @Module({
-  controllers: [EnvironmentsController, EnvironmentPoliciesController, EnvironmentReportController],
+  controllers: [
+    EnvironmentsController,
+    EnvironmentPoliciesController,
+    EnvironmentReportController,
+    AllowlistController,
+  ],
 })
 export class EnvironmentsModule {}
 

@@ -1,5 +1,11 @@
 import { tagsOf } from '#des/kernel';
-import { type ArtifactFacts, judgeArtifact, latestPolicies, type NamedPolicy } from '#des/policies';
+import {
+  allowlistOf,
+  type ArtifactFacts,
+  judgeArtifact,
+  latestPolicies,
+  type NamedPolicy,
+} from '#des/policies';
 import type { DocReads } from '#des/read-store';
 import { type AttestationView, commitOf, provenanceOf, type ReportProvenance } from '#des/trails';
 import { environmentNamed } from './environments.queries';
@@ -18,10 +24,32 @@ export async function assessRunning(
   org: string,
   policyNames: string[],
   running: RunningArtifact[],
+  environment?: string,
 ): Promise<RunningArtifact[]> {
   const traced = await trace(reads, org, running);
-  if (policyNames.length === 0 || running.length === 0) return traced.running;
-  return judgeRunning(await latestPolicies(reads, org, policyNames), traced);
+  const assessed =
+    policyNames.length === 0 || running.length === 0
+      ? traced.running
+      : judgeRunning(await latestPolicies(reads, org, policyNames), traced);
+  return environment === undefined ? assessed : allowing(reads, org, environment, assessed);
+}
+
+/**
+ * An artifact on the environment's allow-list (`PUT /allowlists/{org}/{env}`,
+ * the Kosli CLI's `allow artifact`) is compliant there, whatever its
+ * provenance or the policies say; its provenance and the policies' decision
+ * are kept as they are, so the answer still shows what the evidence says.
+ */
+async function allowing(
+  reads: DocReads,
+  org: string,
+  environment: string,
+  running: RunningArtifact[],
+): Promise<RunningArtifact[]> {
+  if (running.length === 0) return running;
+  const allowed = new Set((await allowlistOf(reads, org, environment)).map((a) => a.fingerprint));
+  if (allowed.size === 0) return running;
+  return running.map((a) => (allowed.has(a.fingerprint) ? { ...a, compliant: true } : a));
 }
 
 /** A new running set of environment `env`, assessed by the policies attached to it now. */
@@ -32,7 +60,7 @@ export async function assessReport(
   running: RunningArtifact[],
 ): Promise<RunningArtifact[]> {
   const environment = await environmentNamed(reads, org, env);
-  return assessRunning(reads, org, (environment?.policies as string[] | undefined) ?? [], running);
+  return assessRunning(reads, org, (environment?.policies as string[] | undefined) ?? [], running, env);
 }
 
 /** The running artifacts with their provenance, and the reports it was read from. */

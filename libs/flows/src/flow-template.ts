@@ -8,6 +8,22 @@ export interface FlowTemplate {
 }
 
 const NAME = '^[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*$';
+/**
+ * The types a template may name: `*` (any type), a built-in type, or a custom
+ * type as `custom:<name>` (ADR 0028). An unknown type is refused.
+ */
+export const TEMPLATE_ATTESTATION_TYPES = [
+  '*',
+  'generic',
+  'junit',
+  'snyk',
+  'sonar',
+  'pull_request',
+  'jira',
+  'decision',
+] as const;
+const TYPE = `^(${TEMPLATE_ATTESTATION_TYPES.map((t) => t.replace('*', '\\*')).join('|')}|custom:[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*)$`;
+const TYPE_MESSAGE = `must be ${TEMPLATE_ATTESTATION_TYPES.join(', ')} or custom:<custom attestation type>`;
 const attestations = {
   type: 'array',
   maxItems: 100,
@@ -15,7 +31,7 @@ const attestations = {
     type: 'object',
     required: ['name', 'type'],
     additionalProperties: false,
-    properties: { name: { type: 'string', pattern: NAME }, type: { type: 'string', minLength: 1 } },
+    properties: { name: { type: 'string', pattern: NAME }, type: { type: 'string', pattern: TYPE } },
   },
 };
 
@@ -38,9 +54,48 @@ export const FLOW_TEMPLATE_SCHEMA = {
   },
 };
 
-const validate = new Ajv({ allErrors: true }).compile<FlowTemplate>(FLOW_TEMPLATE_SCHEMA);
+/** The Kosli CLI's legacy template: attestation names, `artifact` among them. */
+export const LEGACY_TEMPLATE_SCHEMA = {
+  type: 'array',
+  maxItems: 100,
+  items: { type: 'string', pattern: NAME },
+};
 
-/** Field path (under `template`) → message for every problem, or none. */
-export function templateErrors(template: unknown): Record<string, string> {
-  return validate(template) ? {} : schemaFieldErrors(validate.errors, { root: 'template' });
+const ajv = new Ajv({ allErrors: true });
+const validate = ajv.compile<FlowTemplate>(FLOW_TEMPLATE_SCHEMA);
+const validateLegacy = ajv.compile<string[]>(LEGACY_TEMPLATE_SCHEMA);
+
+/** Field path (under `root`) → message for every problem, or none. */
+export function templateErrors(template: unknown, root = 'template'): Record<string, string> {
+  if (Array.isArray(template))
+    return validateLegacy(template) ? {} : schemaFieldErrors(validateLegacy.errors, { root });
+  if (validate(template)) return {};
+  // A type that is no known one says which are.
+  return schemaFieldErrors(validate.errors, {
+    root,
+    message: (e) =>
+      e.keyword === 'pattern' && e.instancePath.endsWith('/type')
+        ? `${TYPE_MESSAGE}, not '${String(pick(template, e.instancePath))}'`
+        : undefined,
+  });
+}
+
+function pick(value: unknown, pointer: string): unknown {
+  return pointer
+    .split('/')
+    .slice(1)
+    .reduce<unknown>(
+      (v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined),
+      value,
+    );
+}
+
+/**
+ * A legacy template (names, as `kosli create flow` without a template file
+ * sends them) as a template: `artifact` is the artifact itself, each other
+ * name a trail attestation of any type.
+ */
+export function fromLegacyTemplate(names: string[]): FlowTemplate {
+  const required = [...new Set(names.filter((n) => n !== 'artifact'))];
+  return required.length ? { trail: { attestations: required.map((name) => ({ name, type: '*' })) } } : {};
 }

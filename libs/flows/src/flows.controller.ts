@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBasicAuth,
   ApiBearerAuth,
@@ -6,6 +6,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
@@ -15,20 +16,17 @@ import {
   ApiCreatedOrUpdated,
   ApiError,
   AtQuery,
-  parseBoundedYaml,
   READ_STORE,
   ReadModelsAt,
-  readUploadedPart,
   Requires,
-  type UploadedPart,
-  VALIDATION_FAILED,
-  YamlRefusal,
 } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangeFlow } from './flow.commands';
-import { templateErrors } from './flow-template';
-import { FlowTemplateView, FlowView, PutFlowDto } from './flows.dto';
+import { withTemplateFile } from './flow-template-file';
+import { FLOW_NOT_FOUND, flowArchived, type FlowCommand } from './flow.decider';
+import { type FlowTemplate, fromLegacyTemplate, templateErrors } from './flow-template';
+import { FlowsPage, FlowsQuery, FlowTemplateView, FlowView, PutFlowDto, RenameFlowDto } from './flows.dto';
 import { FLOWS, flowId, flowsProjection } from './flows.projection';
 
 /** A flow document as the API shows it: every field but the store's own, its tags as a map. */
@@ -40,10 +38,16 @@ const flowView = (doc: Doc): FlowView => ({
   tags: tagsOf(doc.tags),
   created_at: doc.created_at as number,
   last_modified_at: doc.last_modified_at as number,
+  archived: doc.archived === true,
+  renamed_from: (doc.renamed_from as string | null | undefined) ?? null,
+  renamed_to: (doc.renamed_to as string | null | undefined) ?? null,
 });
 
+/** Shown in the list: neither archived nor renamed away. */
+const listed = (doc: Doc) => doc.archived !== true && doc.renamed_to == null;
+
 @ApiTags('flows')
-@ApiExtraModels(FlowTemplateView)
+@ApiExtraModels(FlowTemplateView, FlowView, FlowsPage)
 @ApiBearerAuth('bearer')
 @ApiBasicAuth('basic')
 @Controller('flows')
@@ -99,6 +103,8 @@ export class FlowsController {
     res: Response,
   ): Promise<FlowView> {
     const errors = body.template == null ? {} : templateErrors(body.template);
+    if (body.template != null && typeof body.template !== 'object')
+      errors.template = 'a template is an object, or a list of attestation names';
     const badTags = Object.entries(body.tags ?? {}).filter(([, v]) => typeof v !== 'string');
     for (const [k] of badTags) errors[`tags.${k}`] = 'tag values are strings';
     if (Object.keys(errors).length) throw new ApiError(400, 'Input payload validation failed', errors);
@@ -109,7 +115,9 @@ export class FlowsController {
           kind: 'put_flow',
           name: body.name,
           description: body.description ?? '',
-          template: body.template ?? null,
+          template: Array.isArray(body.template)
+            ? fromLegacyTemplate(body.template)
+            : ((body.template as FlowTemplate | undefined) ?? null),
           tags: body.tags ?? {},
         },
         requestMetadata(req),
@@ -120,12 +128,128 @@ export class FlowsController {
   }
 
   @Get(':org')
-  @ApiOperation({ operationId: 'listFlows', summary: 'List flows' })
+  @ApiOperation({
+    operationId: 'listFlows',
+    summary: 'List flows',
+    description:
+      'Every flow neither archived nor renamed, by name; with `page` or `per_page`, a page of them ' +
+      '(`{data, pagination}`). `search_by_name` keeps the flows whose name contains it ' +
+      '(`case_sensitive=false` to ignore case).',
+  })
   @Requires('reader')
-  @ApiOkResponse({ type: [FlowView] })
-  async list(@Param('org') org: string, @Query() { at }: AtQuery): Promise<FlowView[]> {
-    const reads = await this.history.readsFor(at, { org, projections: [flowsProjection] });
-    return (await reads.collection(FLOWS).find({ org }, { sort: { name: 1 } })).map(flowView);
+  @ApiOkResponse({
+    schema: {
+      oneOf: [
+        { type: 'array', items: { $ref: getSchemaPath(FlowView) } },
+        { $ref: getSchemaPath(FlowsPage) },
+      ],
+    },
+  })
+  async list(@Param('org') org: string, @Query() query: FlowsQuery): Promise<FlowView[] | FlowsPage> {
+    const reads = await this.history.readsFor(query.at, { org, projections: [flowsProjection] });
+    const all = await reads.collection(FLOWS).find({ org }, { sort: { name: 1 } });
+    const search = query.search_by_name;
+    const ignoreCase = query.case_sensitive === 'false';
+    const matches = (name: string) =>
+      !search || (ignoreCase ? name.toLowerCase().includes(search.toLowerCase()) : name.includes(search));
+    const flows = all.filter((d) => listed(d) && matches(d.name as string)).map(flowView);
+    if (query.page === undefined && query.per_page === undefined) return flows;
+    const page = query.page ?? 1;
+    const perPage = query.per_page ?? 20;
+    return {
+      data: flows.slice((page - 1) * perPage, page * perPage),
+      pagination: {
+        page,
+        page_count: Math.ceil(flows.length / perPage),
+        total: flows.length,
+        per_page: perPage,
+      },
+    };
+  }
+
+  @Put(':org/:flow/archive')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'archiveFlow',
+    summary: 'Archive a flow: it refuses changes and leaves the list; its trails and history stay',
+  })
+  @Requires('member')
+  @ApiOkResponse({ type: FlowView })
+  async archive(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Req() req: AuthenticatedRequest,
+  ): Promise<FlowView> {
+    return this.change(org, { kind: 'archive_flow', name: flow }, req);
+  }
+
+  @Put(':org/:flow/unarchive')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'unarchiveFlow', summary: 'Unarchive a flow' })
+  @Requires('member')
+  @ApiOkResponse({ type: FlowView })
+  async unarchive(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Req() req: AuthenticatedRequest,
+  ): Promise<FlowView> {
+    return this.change(org, { kind: 'unarchive_flow', name: flow }, req);
+  }
+
+  /**
+   * The flow moves to the new name (its description, template and tags); the old
+   * name keeps its history and its trails, and answers reads until another flow
+   * takes it (ADR 0028).
+   */
+  @Put(':org/:flow/rename')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'renameFlow',
+    summary: 'Rename a flow',
+    description:
+      'The flow, with its description, template and tags, continues under `new_name`. Its history and ' +
+      'its trails stay under the old name, which still answers reads (with `renamed_to`) until a flow ' +
+      'is created under it again.',
+  })
+  @Requires('member')
+  @ApiOkResponse({ type: FlowView, description: 'The flow under its new name' })
+  async rename(
+    @Param('org') org: string,
+    @Param('flow') flow: string,
+    @Body() body: RenameFlowDto,
+    @Req() req: AuthenticatedRequest,
+  ): Promise<FlowView> {
+    const metadata = requestMetadata(req);
+    const old = await this.reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
+    if (!old || (old.renamed_to != null && old.renamed_to !== body.new_name))
+      throw new ApiError(404, FLOW_NOT_FOUND);
+    if (body.new_name === flow) return flowView(old);
+    if (old.archived === true) throw new ApiError(400, flowArchived(flow));
+    // The new name first: a crash between the two leaves the flow under both names, never under none;
+    // the same request again (an Idempotency-Key's resume) finishes it.
+    await this.commands.execute(
+      new ChangeFlow(
+        org,
+        {
+          kind: 'receive_renamed_flow',
+          from: flow,
+          name: body.new_name,
+          description: old.description as string,
+          template: old.template as FlowTemplate | null,
+          tags: tagsOf(old.tags),
+        },
+        metadata,
+      ),
+    );
+    await this.commands.execute(
+      new ChangeFlow(org, { kind: 'rename_flow', name: flow, newName: body.new_name }, metadata),
+    );
+    return flowView((await this.reads.collection(FLOWS).findOne({ _id: flowId(org, body.new_name) }))!);
+  }
+
+  private async change(org: string, command: FlowCommand, req: AuthenticatedRequest): Promise<FlowView> {
+    await this.commands.execute(new ChangeFlow(org, command, requestMetadata(req)));
+    return flowView((await this.reads.collection(FLOWS).findOne({ _id: flowId(org, command.name) }))!);
   }
 
   @Get(':org/:flow')
@@ -139,40 +263,7 @@ export class FlowsController {
   ): Promise<FlowView> {
     const reads = await this.history.readsFor(at, { org, projections: [flowsProjection], within: flow });
     const doc = await reads.collection(FLOWS).findOne({ _id: flowId(org, flow) });
-    if (!doc) throw new ApiError(404, 'Flow not found');
+    if (!doc) throw new ApiError(404, FLOW_NOT_FOUND);
     return flowView(doc);
   }
-}
-
-/** The flow as data_json gives it, with the template read from the YAML in `template_file`. */
-async function withTemplateFile(dataJson: Record<string, unknown>, parts: UploadedPart[]): Promise<unknown> {
-  const file = parts.find((p) => p.field === 'template_file');
-  if (!file)
-    throw new ApiError(400, VALIDATION_FAILED, { template_file: 'send the template as template_file' });
-  const content = await readUploadedPart(file);
-  let template: unknown;
-  try {
-    template = parseBoundedYaml(content);
-  } catch (error) {
-    if (!(error instanceof YamlRefusal) || error.kind === 'syntax')
-      throw new ApiError(400, VALIDATION_FAILED, { template_file: `not YAML: ${(error as Error).message}` });
-    const message = error.status === 413 ? 'Template file too large' : VALIDATION_FAILED;
-    throw new ApiError(error.status, message, { template_file: `the template ${error.message}` });
-  }
-  if (template === null || typeof template !== 'object' || Array.isArray(template))
-    throw new ApiError(400, VALIDATION_FAILED, { template_file: 'a template is a YAML mapping' });
-  return { ...dataJson, template: fromKosliTemplate(template) };
-}
-
-/**
- * A template file as the Kosli CLI uploads it (`version: 1`, the artifacts
- * under `trail`) in this service's shape (artifacts beside the trail). A
- * template already in this shape is kept as it is.
- */
-export function fromKosliTemplate(file: object): unknown {
-  const { version: _version, trail, ...rest } = file as { version?: unknown; trail?: unknown };
-  if (!trail || typeof trail !== 'object' || !('artifacts' in trail))
-    return { ...rest, ...(trail ? { trail } : {}) };
-  const { artifacts, ...trailRest } = trail as { artifacts?: unknown };
-  return { ...rest, trail: trailRest, artifacts };
 }

@@ -44,4 +44,37 @@ describe('flows projection', () => {
       [],
     );
   });
+
+  it('marks a flow archived and unarchived, and a renamed one with where it went and where it came from', async () => {
+    await given(created('shop'), {
+      stream: 'flow-acme/shop',
+      type: 'flow_archived',
+      data: { name: 'shop' },
+      at: 5,
+    }).then('flows', [{ _id: 'acme/shop', archived: true, last_modified_at: 5 }]);
+    await given(
+      created('shop'),
+      { stream: 'flow-acme/shop', type: 'flow_archived', data: { name: 'shop' }, at: 5 },
+      { stream: 'flow-acme/shop', type: 'flow_unarchived', data: { name: 'shop' }, at: 6 },
+    ).then('flows', [{ _id: 'acme/shop', archived: false, last_modified_at: 6 }]);
+    await given(
+      created('shop', { team: 'web' }),
+      {
+        stream: 'flow-acme/store',
+        type: 'flow_created',
+        data: {
+          name: 'store',
+          description: 'first',
+          template: null,
+          tags: { team: 'web' },
+          renamed_from: 'shop',
+        },
+        at: 7,
+      },
+      { stream: 'flow-acme/shop', type: 'flow_renamed', data: { name: 'shop', new_name: 'store' }, at: 8 },
+    ).then('flows', [
+      { _id: 'acme/shop', renamed_to: 'store', renamed_from: null, last_modified_at: 8 },
+      { _id: 'acme/store', renamed_to: null, renamed_from: 'shop', archived: false, created_at: 7 },
+    ]);
+  });
 });

@@ -26,6 +26,9 @@ export const flowsProjection: Projection = {
                 description: event.data.description,
                 template: event.data.template,
                 tags: storedTags(event.data.tags),
+                archived: false,
+                renamed_from: event.data.renamed_from ?? null,
+                renamed_to: null,
                 created_at: at,
                 last_modified_at: at,
               },
@@ -44,6 +47,24 @@ export const flowsProjection: Projection = {
                 last_modified_at: at,
               },
             },
+          },
+        ];
+      case 'flow_archived':
+      case 'flow_unarchived':
+        return [
+          {
+            collection: FLOWS,
+            id: flowId(org, event.data.name),
+            update: { $set: { archived: event.type === 'flow_archived', last_modified_at: at } },
+          },
+        ];
+      case 'flow_renamed':
+        // The old name's document stays (reads by the old name still answer it) but leaves the lists.
+        return [
+          {
+            collection: FLOWS,
+            id: flowId(org, event.data.name),
+            update: { $set: { renamed_to: event.data.new_name, last_modified_at: at } },
           },
         ];
       case 'tags_changed':

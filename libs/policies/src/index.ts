@@ -5,3 +5,12 @@ export { latestPolicies, policiesNamed, policiesOf, type PolicyDoc } from './pol
 export { readPolicy } from './policy-document';
 export { judgeArtifact, type ArtifactFacts, type NamedPolicy } from './policy-evaluation';
 export { parseExpression } from './policy-expression';
+export { ChangeAllowlist } from './allowlist.commands';
+export {
+  allowlistDecider,
+  allowlistStream,
+  type AllowlistEntry,
+  type AllowlistEvent,
+} from './allowlist.decider';
+export { allowlistsProjection } from './allowlists.projection';
+export { allowlistOf, type AllowlistDoc } from './allowlists.queries';

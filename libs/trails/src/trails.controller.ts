@@ -15,7 +15,7 @@ import {
 import { docReads } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
-import { flowsNamed, flowsOf, flowsProjection, type FlowTemplate } from '#des/flows';
+import { checkingTemplateFile, flowsNamed, flowsOf, flowsProjection, type FlowTemplate } from '#des/flows';
 import { ChangeTrail } from './trail.commands';
 import { TrailReads } from './trail-reads';
 import { trailUrl } from './trail-url';
@@ -49,7 +49,12 @@ export class TrailsController {
   @ApiOperation({ operationId: 'putTrail', summary: 'Create or update a trail' })
   @ApiCreatedOrUpdated(TrailShownView)
   @Requires('member')
-  @AcceptsDataJson()
+  // `begin trail --template-file`: the file is checked as a flow's template is (not kept on the trail).
+  @AcceptsDataJson(checkingTemplateFile, {
+    files: {
+      template_file: { description: 'A template (YAML), checked as a flow template is', required: false },
+    },
+  })
   async putTrail(
     @Param('org') org: string,
     @Param('flow') flow: string,

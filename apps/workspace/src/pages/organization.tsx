@@ -6,6 +6,9 @@ import { Badge, Digest, Instant, Loaded, PageLink, Section } from '../ui';
 
 const LATEST = 10;
 
+/** `GET /flows/{org}` asked without `page` or `per_page` answers the list itself, not a page. */
+const unpaged = <T,>(list: T[] | { data: T[] }): T[] => (Array.isArray(list) ? list : list.data);
+
 /** The organization as of the page's instant: its environments with their state, its flows, its latest changes. */
 export function Organization() {
   const { org } = useSession();
@@ -79,11 +82,11 @@ export function Organization() {
               )}
             </Section>
             <Section id="flows" title="Flows">
-              {flows.length === 0 ? (
+              {unpaged(flows).length === 0 ? (
                 <p className="muted">No flow {at ? 'at that instant' : 'yet'}.</p>
               ) : (
                 <ul className="list">
-                  {flows.map((f) => (
+                  {unpaged(flows).map((f) => (
                     <li key={f.name} data-flow={f.name}>
                       <PageLink to={`flows/${encodeURIComponent(f.name)}`}>{f.name}</PageLink>{' '}
                       {f.description && <span className="muted">— {f.description}</span>}
