@@ -77,6 +77,36 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.deepEqual(latest.body, { latest_commit: SHA2 });
     });
 
+    it('keeps the commits `kosli report artifact` lists since the previous artifact', async () => {
+      const commits = [
+        { sha1: SHA2, message: 'second', author: 'A', timestamp: 2, branch: 'main', parents: [SHA1] },
+      ];
+      const res = await t.http
+        .post('/api/v2/artifacts/acme/cli')
+        .send(artifact(FP3, SHA2, { commits_list: commits }));
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual(res.body.commits_list, commits);
+      const tooMany = await t.http
+        .post('/api/v2/artifacts/acme/cli')
+        .send(artifact(FP3, SHA2, { commits_list: Array.from({ length: 1001 }, () => commits[0]) }));
+      assert.equal(tooMany.status, 400);
+    });
+
+    it('lists artifacts of a flow or repository that exists, and says which does not', async () => {
+      const list = await t.http.get('/api/v2/artifacts/acme?flow_name=cli&repo_name=acme/cli').expect(200);
+      assert.ok(list.body.length >= 2);
+      assert.match(
+        list.body[0].html_url,
+        /\/acme\/flows\/cli\/artifacts\/[0-9a-f]{64}\?artifact_id=[0-9a-f]{64}$/,
+      );
+      assert.deepEqual((await t.http.get('/api/v2/artifacts/acme?flow_name=ghost').expect(404)).body, {
+        message: 'Flow not found',
+      });
+      assert.deepEqual((await t.http.get('/api/v2/artifacts/acme?repo_name=non-existing').expect(404)).body, {
+        message: "Repo 'non-existing' not found",
+      });
+    });
+
     it('finds artifacts by a full or a short commit sha, and within one trail', async () => {
       const byCommit = (path: string) => t.http.get(`/api/v2/artifacts/acme/cli/${path}`);
       const full = await byCommit(`commit_sha/${SHA1}`).expect(200);

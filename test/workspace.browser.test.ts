@@ -209,9 +209,23 @@ describe('the evidence workspace in a real browser (embedded mode)', () => {
     await t.close();
   });
 
-  it('is served at /ui/ with its security headers; / redirects there', async () => {
+  it('is served at /ui/ with its security headers; / and the Kosli app page addresses redirect there', async () => {
     const root = await request(t.server).get('/');
     assert.deepEqual([root.status, root.headers.location], [302, '/ui/']);
+    // The addresses the Kosli CLI prints and builds (its app's scheme) open the same pages here.
+    for (const [kosli, here] of [
+      [
+        '/acme/flows/shop/artifacts/ab12?artifact_id=ab12',
+        '/ui/acme/flows/shop/artifacts/ab12?artifact_id=ab12',
+      ],
+      ['/acme/flows/shop/trails/t1', '/ui/acme/flows/shop/trails/t1'],
+      ['/acme/environments/prod/3', '/ui/acme/environments/prod'],
+      ['/acme/environments/prod/', '/ui/acme/environments/prod'],
+    ]) {
+      const moved = await request(t.server).get(kosli);
+      assert.deepEqual([moved.status, moved.headers.location], [302, here], kosli);
+    }
+    assert.equal((await request(t.server).get('/api/v2/flows/acme')).status, 401, 'the API is not a page');
     const shell = await request(t.server).get('/ui/sign-in').set('Accept-Encoding', 'gzip');
     assert.equal(shell.status, 200);
     assert.match(shell.text, /<div id="root"><\/div>/);

@@ -10,8 +10,9 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { ApiError, PageQuery, READ_STORE, Requires, workspaceUrl } from '#des/platform';
+import { ApiError, kosliAppUrl, PageQuery, READ_STORE, Requires } from '#des/platform';
 import { flowNamed } from '#des/flows';
+import { repoNamedOrIdentified, repoNotFound } from '#des/repos';
 import { docReads, type ReadStore } from '#des/read-store';
 import {
   type ArtifactReport,
@@ -67,6 +68,13 @@ export class ArtifactsController {
     @Req() req: Request,
   ): Promise<KosliArtifact[]> {
     const perPage = query.per_page ?? 20;
+    const reads = docReads(this.reads);
+    if (query.flow_name && !(await flowNamed(reads, org, query.flow_name)))
+      throw new ApiError(404, 'Flow not found');
+    // A name several repositories share is a filter still: only one no repository has is refused.
+    const repo = query.repo_name ? await repoNamedOrIdentified(reads, org, query.repo_name) : null;
+    if (repo && !repo.found && repo.reason === 'none')
+      throw new ApiError(404, repoNotFound(query.repo_name!));
     const docs = await latestArtifactReports(
       this.reads,
       org,
@@ -205,7 +213,10 @@ export class ArtifactsController {
       git_commit: ((doc.git_commit as string | null) || 'unknown').padEnd(7),
       commit_url: (doc.commit_url as string | null) ?? '',
       build_url: (doc.build_url as string | null) ?? '',
-      html_url: workspaceUrl(req, [org, 'flows', doc.flow as string, 'artifacts', doc.fingerprint as string]),
+      // In the Kosli app's scheme, which the CLI expects; the service redirects it into the workspace.
+      html_url: kosliAppUrl(req, [org, 'flows', doc.flow as string, 'artifacts', doc.fingerprint as string], {
+        artifact_id: doc.fingerprint as string,
+      }),
       state: origin.view ? (origin.compliant ? 'COMPLIANT' : 'NON-COMPLIANT') : 'INCOMPLETE',
       created_at: doc.reported_at as number,
       running: where(inTrail?.running as RunningData[] | undefined),

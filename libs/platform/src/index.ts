@@ -75,4 +75,10 @@ export {
   type MultipartForm,
   type PathVariants,
 } from './api-request-forms';
-export { PUBLIC_URL_SETTING, WORKSPACE_PATH, workspaceUrl } from './workspace-link';
+export {
+  kosliAppUrl,
+  PUBLIC_URL_SETTING,
+  WORKSPACE_PATH,
+  workspacePathOfKosliPage,
+  workspaceUrl,
+} from './workspace-link';

@@ -21,3 +21,26 @@ export function workspaceUrl(req: Request, segments: string[], at?: number): str
   const query = at === undefined ? '' : `?at=${encodeURIComponent(isoMicros(at))}`;
   return `${base}${WORKSPACE_PATH}/${path}${query}`;
 }
+
+/**
+ * The address of a page in the Kosli app's own scheme (`/{org}/flows/{flow}/
+ * artifacts/{fingerprint}`, `/{org}/flows/{flow}/trails/{trail}`,
+ * `/{org}/environments/{env}`), which the Kosli CLI prints and builds itself;
+ * the service answers those paths with a redirect into the workspace
+ * (`serveWorkspace`).
+ */
+export function kosliAppUrl(req: Request, segments: string[], query: Record<string, string> = {}): string {
+  const workspace = workspaceUrl(req, []);
+  const base = workspace.slice(0, workspace.length - `${WORKSPACE_PATH}/`.length);
+  const search = new URLSearchParams(query).toString();
+  return `${base}/${segments.map(encodeURIComponent).join('/')}${search ? `?${search}` : ''}`;
+}
+
+/** A Kosli app page's path (see `kosliAppUrl`): its workspace path, or null. A snapshot's number is dropped. */
+export function workspacePathOfKosliPage(path: string): string | null {
+  const page =
+    /^\/([^/]+)\/(flows\/[^/]+(?:\/(?:artifacts|trails)\/[^/]+)?|environments\/[^/]+)(?:\/\d+)?\/?$/.exec(
+      path,
+    );
+  return page ? `${WORKSPACE_PATH}/${page[1]}/${page[2]}` : null;
+}

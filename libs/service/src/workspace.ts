@@ -3,7 +3,7 @@ import compression from 'compression';
 import { static as serveStatic, type NextFunction, type Request, type Response } from 'express';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiError, WORKSPACE_PATH } from '#des/platform';
+import { ApiError, WORKSPACE_PATH, workspacePathOfKosliPage } from '#des/platform';
 
 /**
  * The built workspace, beside the compiled service: `dist/workspace` after
@@ -37,7 +37,7 @@ function securityHeaders(_req: Request, res: Response, next: NextFunction): void
  * Serves the workspace at /ui/ from the same process and port as the API:
  * its hashed assets cached for a year, its page never cached, both
  * compressed; any other path under /ui/ is the page (the router's), and `/`
- * redirects there. Before Nest's routes, so the API's prefix is untouched.
+ * and the Kosli app's page addresses redirect there. Before Nest's routes, so the API's prefix is untouched.
  */
 export function serveWorkspace(app: NestExpressApplication, dir = WORKSPACE_DIR): void {
   const page = join(dir, 'index.html');
@@ -60,9 +60,13 @@ export function serveWorkspace(app: NestExpressApplication, dir = WORKSPACE_DIR)
       res.sendFile(page);
     },
   );
-  app.use((req: Request, res: Response, next: NextFunction) =>
-    req.path === '/' && (req.method === 'GET' || req.method === 'HEAD')
-      ? res.redirect(302, `${WORKSPACE_PATH}/`)
-      : next(),
-  );
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    if (req.path === '/') return res.redirect(302, `${WORKSPACE_PATH}/`);
+    // The Kosli app's page addresses (the Kosli CLI prints them) open the same page here.
+    const page = workspacePathOfKosliPage(req.path);
+    if (!page) return next();
+    const query = req.originalUrl.indexOf('?');
+    res.redirect(302, query < 0 ? page : `${page}${req.originalUrl.slice(query)}`);
+  });
 }

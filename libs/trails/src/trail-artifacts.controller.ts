@@ -60,6 +60,7 @@ export class TrailArtifactsController {
         external_urls: body.external_urls ?? undefined,
         annotations: body.annotations ?? undefined,
         user_data: body.user_data ?? undefined,
+        commits_list: body.commits_list?.map((c) => ({ ...c })),
       }),
     };
     // An artifact reported to a trail that has not begun begins it, as the Kosli CLI expects
@@ -142,6 +143,7 @@ function reportedArtifactView(
     external_urls: doc.external_urls as ReportedArtifactView['external_urls'],
     annotations: doc.annotations as ReportedArtifactView['annotations'],
     user_data: doc.user_data as ReportedArtifactView['user_data'],
+    commits_list: doc.commits_list as ReportedArtifactView['commits_list'],
     reported_at: doc.reported_at as number,
     attestations: inTrail?.attestations ?? {},
     running: inTrail?.running ?? [],

@@ -38,6 +38,8 @@ export type ArtifactData = {
   external_urls?: Record<string, unknown>;
   annotations?: Record<string, string>;
   user_data?: Record<string, unknown>;
+  /** The commits since the flow's previous artifact, as `kosli report artifact` lists them. */
+  commits_list?: (GitCommitInfo & { parents?: string[] })[];
 };
 
 /** A file sent with an attestation: kept content-addressed (SHA-256), named here. */

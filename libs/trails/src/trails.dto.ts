@@ -20,6 +20,7 @@ import {
   type trailAsShown,
 } from './trail.view';
 import {
+  ArrayMaxSize,
   IsArray,
   IsNumber,
   IsObject,
@@ -39,6 +40,16 @@ export class GitCommitInfoDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(512) branch?: string;
   @ApiPropertyOptional({ description: 'UNIX seconds' }) @IsOptional() @IsNumber() timestamp?: number;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(2048) url?: string;
+}
+
+/** A commit of the list `kosli report artifact` sends: those since the flow's previous artifact. */
+export class ListedCommitDto extends GitCommitInfoDto {
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  @MaxLength(128, { each: true })
+  parents?: string[];
 }
 
 export class RepoInfoDto {
@@ -135,6 +146,17 @@ export class ReportArtifactDto {
   repo_info?: RepoInfoDto;
 
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(256) template_reference_name?: string;
+
+  @ApiPropertyOptional({
+    type: [ListedCommitDto],
+    description: 'The commits since the flow’s previous artifact (`kosli report artifact`)',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @ValidateNested({ each: true })
+  @Type(() => ListedCommitDto)
+  commits_list?: ListedCommitDto[];
 
   // What the Kosli CLI sends beside every artifact.
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(2048) repo_url?: string;
@@ -251,6 +273,11 @@ export class TrailArtifactView implements ArtifactView {
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
   annotations?: Record<string, string>;
   @ApiPropertyOptional(SENT_OBJECT) user_data?: Record<string, unknown>;
+  @ApiPropertyOptional({
+    type: [ListedCommitDto],
+    description: 'The commits since the flow’s previous artifact',
+  })
+  commits_list?: ListedCommitDto[];
   @ApiProperty({ description: 'When it was (last) reported; UNIX seconds' }) reported_at!: number;
   @ApiProperty({
     type: 'object',
