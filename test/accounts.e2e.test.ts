@@ -87,10 +87,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
 
     it('answers 409 for an existing account and for a full organization', async () => {
       const again = await createAccount('ci-pipeline', 'reader');
-      assert.deepEqual(
-        [again.status, again.body],
-        [400, { message: 'Service account already exists' }],
-      );
+      assert.deepEqual([again.status, again.body], [400, { message: 'Service account already exists' }]);
       const small = await t.app.get(OrganizationBootstrap).createOrganization('small', [], 2);
       const smallHttp = request.agent(t.server).set('Authorization', `Bearer ${small.key}`);
       const ok = await smallHttp
@@ -320,7 +317,12 @@ describe('authorization map', () => {
       }
     }
     const publicRoutes = routes.filter((r) => r.isPublic).map((r) => `${r.method} ${r.path}`);
-    assert.deepEqual(publicRoutes.sort(), ['GET /health/live', 'GET /health/ready', 'GET /metrics']);
+    assert.deepEqual(publicRoutes.sort(), [
+      'GET /health/live',
+      'GET /health/ready',
+      'GET /metrics',
+      'GET /ready',
+    ]);
   });
 
   it('answers 403 to a key of another organization on every route that names one', async () => {

@@ -395,10 +395,11 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal(withKey.status, 200);
     });
 
-    it('status: /ready at the host root answers ready', async () => {
+    it('status: /ready at the host root answers OK, the text the CLI prints, as the Kosli server does', async () => {
       const res = await replay('status');
       assert.equal(res.status, 200, res.text);
-      assert.equal(res.body.status, 'ok');
+      assert.equal(res.text, 'OK');
+      assert.match(res.headers['content-type'], /^text\/plain/);
     });
 
     it('a JSON null body (sent by DELETE and archive) reads as no body; other bare values are still refused', async () => {

@@ -56,6 +56,9 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       );
       assert.doesNotMatch(JSON.stringify(notReady.body), /cannot handle/, 'no internal detail');
       assert.equal(notReady.headers['retry-after'], '5');
+      // The Kosli CLI's `/ready` says the same, not its `OK`.
+      const kosliReady = await t.http.get('/ready');
+      assert.deepEqual([kosliReady.status, kosliReady.body.message], [503, 'Service not ready']);
 
       const metrics = (await t.http.get('/metrics')).text;
       assert.match(metrics, /des_projection_failures_total\{projection="notes_seen"\} 1/);

@@ -26,6 +26,20 @@ export class HealthController {
     return this.checks.ready();
   }
 
+  /**
+   * Readiness where the Kosli CLI's `status` asks, answered as the Kosli
+   * server does: the text `OK`; when not ready, the same 503 as `/health/ready`.
+   */
+  @Get('ready')
+  @ApiOperation({
+    operationId: 'getKosliReadiness',
+    summary: 'Check readiness, answered `OK` (the Kosli CLI)',
+  })
+  async kosliReady(@Res() res: Response) {
+    await this.checks.ready();
+    res.type('text/plain').send('OK');
+  }
+
   @Get('metrics')
   @ApiOperation({ operationId: 'getMetrics', summary: 'Read the Prometheus metrics' })
   async prometheus(@Res() res: Response) {

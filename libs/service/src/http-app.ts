@@ -79,7 +79,8 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   app.use(readScope);
   app.use(probeAliases);
   app.use(httpMetrics(app.get(Metrics)));
-  app.setGlobalPrefix(API_PREFIX, { exclude: PROBES });
+  // `/ready`: the Kosli CLI's `status` asks at the host's root.
+  app.setGlobalPrefix(API_PREFIX, { exclude: [...PROBES, 'ready'] });
   app.useGlobalFilters(new ErrorBodyFilter(app.get(StorageHealth)));
   app.useGlobalPipes(validationPipe());
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
@@ -181,10 +182,8 @@ function isProbePath(path: string): boolean {
   return path === '/ready' || PROBES.some((p) => path === `/${p}` || path === `/${API_PREFIX}/${p}`);
 }
 
-/** Probes answer at the root (for orchestrators) and under the API prefix; readiness also at `/ready`. */
+/** Probes answer at the root (for orchestrators) and under the API prefix (`/ready`, the Kosli CLI's, is a route of its own). */
 function probeAliases(req: Request, _res: Response, next: NextFunction): void {
-  // `/ready` at the host's root: where the Kosli CLI's `status` asks.
-  if (req.path === '/ready') req.url = `/health/ready${req.url.slice('/ready'.length)}`;
   const prefixed = `/${API_PREFIX}/`;
   if (req.url.startsWith(prefixed) && PROBES.some((p) => req.path === prefixed + p)) {
     req.url = req.url.slice(prefixed.length - 1);
