@@ -45,6 +45,13 @@ const SEMANTIC_400 = {
   'PUT /api/v2/environments/{org}':
     'members that exist and are physical; no type change once it has snapshots',
   'PUT /api/v2/environments/{org}/{env}/report/K8S': 'a report only to an environment of that type',
+  ...Object.fromEntries(
+    ['server', 'S3', 'lambda', 'ECS', 'docker', 'azure-apps', 'cloud-run'].map((type) => [
+      `PUT /api/v2/environments/{org}/{env}/report/${type}`,
+      'a report only to an environment of that type, not archived',
+    ]),
+  ),
+  'PUT /api/v2/environments/{org}/{env}/join': 'a logical environment, joined by a physical one',
   'PUT /api/v2/flows/{org}/template_file': 'the template YAML (its own schema, in a file part)',
   'PUT /api/v2/actions/{org}/environments':
     'targets that resolve to public addresses; environments that exist',
