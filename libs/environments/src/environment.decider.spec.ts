@@ -327,6 +327,15 @@ describe('environment decider', () => {
         },
       ]);
     given(logical).when({ kind: 'join', name: 'all', physical: 'prod' }).then([]);
+    given(logical)
+      .when({ kind: 'rename_member', name: 'all', from: 'prod', to: 'live' })
+      .then([
+        {
+          type: 'environment_updated',
+          data: { type: 'logical', description: '', included_environments: ['live'] },
+        },
+      ]);
+    given(logical).when({ kind: 'rename_member', name: 'all', from: 'stage', to: 'live' }).then([]);
     given(created)
       .when({ kind: 'join', name: 'prod', physical: 'edge' })
       .thenError('invalid', "Environment 'prod' is not a logical environment");

@@ -132,7 +132,9 @@ export type EnvironmentCommand =
   | { kind: 'rename_out'; name: string; newName: string }
   | { kind: 'rename_in'; name: string; from: RenamedFrom }
   /** Add a physical environment (checked by the caller) to this logical one. */
-  | { kind: 'join'; name: string; physical: string };
+  | { kind: 'join'; name: string; physical: string }
+  /** A member of this logical environment was renamed. */
+  | { kind: 'rename_member'; name: string; from: string; to: string };
 
 export interface EnvironmentState {
   exists: boolean;
@@ -320,6 +322,18 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
               description: state.description,
               included_environments: [...state.included, command.physical].sort(),
             },
+          },
+        ];
+      }
+      case 'rename_member': {
+        if (!state.exists || !state.included.includes(command.from)) return [];
+        const included = [
+          ...new Set(state.included.map((m) => (m === command.from ? command.to : m))),
+        ].sort();
+        return [
+          {
+            type: 'environment_updated',
+            data: { type: state.type, description: state.description, included_environments: included },
           },
         ];
       }

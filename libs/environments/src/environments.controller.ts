@@ -263,6 +263,19 @@ export class EnvironmentsController {
           requestMetadata(req),
         ),
       );
+      // The logical environments it was a member of keep it, by its new name.
+      const groups = await this.reads
+        .collection(ENVIRONMENTS)
+        .find({ org, type: 'logical', included_environments: env, renamed_to: null });
+      for (const group of groups) {
+        await this.commands.execute(
+          new ChangeEnvironment(
+            org,
+            { kind: 'rename_member', name: group.name as string, from: env, to: newName },
+            requestMetadata(req),
+          ),
+        );
+      }
     }
     return environmentView(
       newName === env ? doc : await this.environment(org, newName),
