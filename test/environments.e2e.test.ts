@@ -55,6 +55,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const env = await t.http.get('/api/v2/environments/acme/prod');
       assert.equal(env.status, 200);
       assert.deepEqual(Object.keys(env.body).sort(), [
+        'archived',
         'description',
         'html_url',
         'include_scaling',
@@ -221,10 +222,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         assert.ok(res.body.errors && Object.keys(res.body.errors).length, q);
       }
       const unknown = await t.http.get('/api/v2/environments/acme/nowhere/deployments');
-      assert.deepEqual(
-        [unknown.status, unknown.body],
-        [404, { message: 'Environment not found' }],
-      );
+      assert.deepEqual([unknown.status, unknown.body], [404, { message: 'Environment not found' }]);
     });
 
     it('exports the audit log as CSV, oldest first, one row per entry, injection neutralised', async () => {
@@ -347,10 +345,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const unknown = await t.http
         .put('/api/v2/environments/acme/nowhere/report/K8S')
         .send({ artifacts: [] });
-      assert.deepEqual(
-        [unknown.status, unknown.body],
-        [404, { message: 'Environment not found' }],
-      );
+      assert.deepEqual([unknown.status, unknown.body], [404, { message: 'Environment not found' }]);
       await t.http
         .put('/api/v2/environments/acme')
         .send({ name: 'everything', type: 'logical', included_environments: ['prod', 'stage'] });

@@ -53,6 +53,13 @@ const SEMANTIC_400 = {
     'the template YAML of `begin trail --template-file` (its own schema, in a file part)',
   'PUT /api/v2/controls/{org}/{identifier}': 'an archived control takes no change',
   'PATCH /api/v2/tags/{org}/{resource_type}/{resource_id}': 'an archived flow or control takes no tag change',
+  ...Object.fromEntries(
+    ['server', 'S3', 'lambda', 'ECS', 'docker', 'azure-apps', 'cloud-run'].map((type) => [
+      `PUT /api/v2/environments/{org}/{env}/report/${type}`,
+      'a report only to an environment of that type, not archived',
+    ]),
+  ),
+  'PUT /api/v2/environments/{org}/{env}/join': 'a logical environment, joined by a physical one',
   'PUT /api/v2/actions/{org}/environments':
     'targets that resolve to public addresses; environments that exist',
   'PUT /api/v2/policies/{org}': 'the policy YAML (its own schema, in a file part)',

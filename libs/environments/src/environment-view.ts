@@ -25,6 +25,7 @@ export function environmentView(doc: Doc, htmlUrl: string): EnvironmentView {
     state: (doc.state as boolean | undefined) ?? true,
     policies: (doc.policies as string[]) ?? [],
     included_environments: (doc.included_environments as string[]) ?? [],
+    archived: doc.archived === true,
     html_url: htmlUrl,
   };
 }

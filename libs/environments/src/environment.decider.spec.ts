@@ -226,4 +226,118 @@ describe('environment decider', () => {
     const refusedEcs = given(ecs).when(reportX).thenError('invalid', 'Invalid report data');
     assert.deepEqual(Object.keys(refusedEcs.errors ?? {}), ['environment']);
   });
+
+  it('archives and unarchives only on a change; an archived environment refuses reports; creating it again restores it', () => {
+    const archived: EnvironmentEvent = { type: 'environment_archived', data: { name: 'prod' } };
+    const unarchived: EnvironmentEvent = { type: 'environment_unarchived', data: { name: 'prod' } };
+    given(created).when({ kind: 'archive', name: 'prod' }).then([archived]);
+    given(created, archived).when({ kind: 'archive', name: 'prod' }).then([]);
+    given(created, archived).when({ kind: 'unarchive', name: 'prod' }).then([unarchived]);
+    given(created).when({ kind: 'unarchive', name: 'prod' }).then([]);
+    given().when({ kind: 'archive', name: 'prod' }).thenError('not_found');
+    given(created, archived)
+      .when(report([art('a', 'web:1')]))
+      .thenError('invalid', "Environment 'prod' is archived and takes no reports");
+    const put: EnvironmentCommand = {
+      kind: 'put_environment',
+      name: 'prod',
+      type: 'K8S',
+      description: 'Production',
+      included: [],
+    };
+    given(created, archived).when(put).then([unarchived]);
+  });
+
+  it('renames: the old name closes, the new one starts with all a decision needs, and numbering goes on', () => {
+    const [first] = play([created], [art('a', 'web:1')]);
+    const renamed: EnvironmentEvent = {
+      type: 'environment_renamed',
+      data: { name: 'prod', new_name: 'live' },
+    };
+    given(created, first).when({ kind: 'rename_out', name: 'prod', newName: 'live' }).then([renamed]);
+    given().when({ kind: 'rename_out', name: 'prod', newName: 'live' }).thenError('not_found');
+    given(created, first, renamed)
+      .when(report([art('a', 'web:1')]))
+      .thenError('not_found');
+    const running = first.type === 'snapshot_created' ? first.data.artifacts : [];
+    const from = {
+      name: 'live',
+      previous_name: 'prod',
+      type: 'K8S' as const,
+      description: 'Production',
+      included_environments: [],
+      last_index: 1,
+      running,
+      tags: { team: 'web' },
+      policies: [],
+    };
+    given()
+      .when({ kind: 'rename_in', name: 'live', from })
+      .then([{ type: 'environment_renamed_from', data: from }]);
+    given(created)
+      .when({ kind: 'rename_in', name: 'prod', from })
+      .thenError('conflict', "An environment named 'prod' already exists");
+    const moved: EnvironmentEvent = { type: 'environment_renamed_from', data: from };
+    // The same running set under the new name: no snapshot; a change: snapshot 2, diffed against what ran.
+    assert.equal(play([moved], [art('a', 'web:1')])[0].type, 'report_received');
+    const [second] = play([moved], [art('b', 'web:2')]);
+    assert.equal(second.type === 'snapshot_created' && second.data.index, 2);
+    assert.deepEqual(
+      second.type === 'snapshot_created' && second.data.entries.map((e) => [e.event_type, e.artifact_name]),
+      [
+        ['started', 'web:2'],
+        ['exited', 'web:1'],
+      ],
+    );
+    // The old name used again: a new environment whose snapshots number after the old ones.
+    const put: EnvironmentCommand = {
+      kind: 'put_environment',
+      name: 'prod',
+      type: 'server',
+      description: '',
+      included: [],
+    };
+    given(created, first, renamed)
+      .when(put)
+      .then([
+        {
+          type: 'environment_created',
+          data: {
+            name: 'prod',
+            type: 'server',
+            description: '',
+            included_environments: [],
+            first_snapshot: 2,
+          },
+        },
+      ]);
+  });
+
+  it('joins a physical environment to a logical one, once', () => {
+    const logical: EnvironmentEvent = {
+      type: 'environment_created',
+      data: { name: 'all', type: 'logical', description: '', included_environments: ['prod'] },
+    };
+    given(logical)
+      .when({ kind: 'join', name: 'all', physical: 'edge' })
+      .then([
+        {
+          type: 'environment_updated',
+          data: { type: 'logical', description: '', included_environments: ['edge', 'prod'] },
+        },
+      ]);
+    given(logical).when({ kind: 'join', name: 'all', physical: 'prod' }).then([]);
+    given(logical)
+      .when({ kind: 'rename_member', name: 'all', from: 'prod', to: 'live' })
+      .then([
+        {
+          type: 'environment_updated',
+          data: { type: 'logical', description: '', included_environments: ['live'] },
+        },
+      ]);
+    given(logical).when({ kind: 'rename_member', name: 'all', from: 'stage', to: 'live' }).then([]);
+    given(created)
+      .when({ kind: 'join', name: 'prod', physical: 'edge' })
+      .thenError('invalid', "Environment 'prod' is not a logical environment");
+  });
 });

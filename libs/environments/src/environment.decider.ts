@@ -10,6 +10,7 @@ export const ENVIRONMENT_TYPES = [
   'server',
   'docker',
   'azure-apps',
+  'cloud-run',
   'logical',
 ] as const;
 export type EnvironmentType = (typeof ENVIRONMENT_TYPES)[number];
@@ -38,7 +39,14 @@ export interface SnapshotEntry {
 export type EnvironmentEvent =
   | DomainEvent<
       'environment_created',
-      { name: string; type: EnvironmentType; description: string; included_environments: string[] }
+      {
+        name: string;
+        type: EnvironmentType;
+        description: string;
+        included_environments: string[];
+        /** A name used again after a rename: its first snapshot's number (absent: 1). */
+        first_snapshot?: number;
+      }
     >
   | DomainEvent<
       'environment_updated',
@@ -71,9 +79,29 @@ export type EnvironmentEvent =
         entries: SnapshotEntry[];
       }
     >
+  | DomainEvent<'environment_archived', { name: string }>
+  | DomainEvent<'environment_unarchived', { name: string }>
+  /** On the old name's stream: the environment goes on under `new_name` (that stream's `environment_renamed_from`). */
+  | DomainEvent<'environment_renamed', { name: string; new_name: string }>
+  /** First event of the new name's stream (or of a new life of it): what the environment was under `previous_name`. */
+  | DomainEvent<'environment_renamed_from', RenamedFrom>
   | DomainEvent<'policies_attached', { policy_names: string[]; policies: string[] }>
   | DomainEvent<'policies_detached', { policy_names: string[]; policies: string[] }>
   | TagsChanged;
+
+/** What a renamed environment carries to its new name: all a decision under the new name needs. */
+export type RenamedFrom = {
+  name: string;
+  previous_name: string;
+  type: EnvironmentType;
+  description: string;
+  included_environments: string[];
+  /** The last snapshot's index: the new name's snapshots go on numbering after it. */
+  last_index: number;
+  running: SnapshotArtifact[];
+  tags: Tags;
+  policies: string[];
+};
 
 /** What made the running set be re-assessed: an event, and what it changed. */
 export interface ReassessCause {
@@ -98,7 +126,15 @@ export type EnvironmentCommand =
       cause: ReassessCause;
     }
   /** Attach or detach environment policies (their existence is checked by the caller). */
-  | { kind: 'attach_policies' | 'detach_policies'; name: string; policies: string[] };
+  | { kind: 'attach_policies' | 'detach_policies'; name: string; policies: string[] }
+  | { kind: 'archive' | 'unarchive'; name: string }
+  /** Close this name: the environment goes on as `newName` (whose stream then takes `rename_in`). */
+  | { kind: 'rename_out'; name: string; newName: string }
+  | { kind: 'rename_in'; name: string; from: RenamedFrom }
+  /** Add a physical environment (checked by the caller) to this logical one. */
+  | { kind: 'join'; name: string; physical: string }
+  /** A member of this logical environment was renamed. */
+  | { kind: 'rename_member'; name: string; from: string; to: string };
 
 export interface EnvironmentState {
   exists: boolean;
@@ -109,6 +145,9 @@ export interface EnvironmentState {
   running: SnapshotArtifact[];
   tags: Tags;
   policies: string[];
+  archived: boolean;
+  /** Set when this name was given up by a rename (the name may then be used again). */
+  renamedTo?: string;
 }
 
 /**
@@ -122,21 +161,33 @@ export const environmentState = (running: { compliant?: boolean | null }[]) =>
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 const provenanceKeys = (a: RunningArtifact) => (a.provenance ?? []).map((p) => `${p.flow}/${p.trail}`).sort();
 
+const INITIAL: EnvironmentState = {
+  exists: false,
+  type: 'K8S',
+  description: '',
+  included: [],
+  lastIndex: 0,
+  running: [],
+  tags: {},
+  policies: [],
+  archived: false,
+};
+
 export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, EnvironmentEvent> = {
-  initialState: {
-    exists: false,
-    type: 'K8S',
-    description: '',
-    included: [],
-    lastIndex: 0,
-    running: [],
-    tags: {},
-    policies: [],
-  },
+  initialState: INITIAL,
 
   evolve(state, event) {
     switch (event.type) {
       case 'environment_created':
+        // A name given up by a rename starts a new environment; its snapshot numbers go on (ids stay unique).
+        return {
+          ...INITIAL,
+          lastIndex: state.lastIndex,
+          exists: true,
+          type: event.data.type,
+          description: event.data.description,
+          included: event.data.included_environments,
+        };
       case 'environment_updated':
         return {
           ...state,
@@ -166,6 +217,26 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
       case 'policies_attached':
       case 'policies_detached':
         return { ...state, policies: event.data.policies };
+      case 'environment_archived':
+        return { ...state, archived: true };
+      case 'environment_unarchived':
+        return { ...state, archived: false };
+      case 'environment_renamed':
+        return { ...state, exists: false, renamedTo: event.data.new_name };
+      case 'environment_renamed_from': {
+        const d = event.data;
+        return {
+          ...INITIAL,
+          exists: true,
+          type: d.type,
+          description: d.description,
+          included: d.included_environments,
+          lastIndex: Math.max(state.lastIndex, d.last_index),
+          running: d.running,
+          tags: d.tags,
+          policies: d.policies,
+        };
+      }
     }
   },
 
@@ -219,27 +290,84 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
           },
         ];
       }
+      case 'archive':
+      case 'unarchive': {
+        if (!state.exists) throw notFound(command.name);
+        const archive = command.kind === 'archive';
+        if (state.archived === archive) return [];
+        return [
+          { type: archive ? 'environment_archived' : 'environment_unarchived', data: { name: command.name } },
+        ];
+      }
+      case 'rename_out':
+        if (!state.exists) throw notFound(command.name);
+        if (command.newName === command.name) return [];
+        return [{ type: 'environment_renamed', data: { name: command.name, new_name: command.newName } }];
+      case 'rename_in':
+        if (state.exists) {
+          throw new DomainError('conflict', `An environment named '${command.name}' already exists`);
+        }
+        return [{ type: 'environment_renamed_from', data: { ...command.from, name: command.name } }];
+      case 'join': {
+        if (!state.exists) throw notFound(command.name);
+        if (state.type !== 'logical') {
+          throw new DomainError('invalid', `Environment '${command.name}' is not a logical environment`);
+        }
+        if (state.included.includes(command.physical)) return [];
+        return [
+          {
+            type: 'environment_updated',
+            data: {
+              type: state.type,
+              description: state.description,
+              included_environments: [...state.included, command.physical].sort(),
+            },
+          },
+        ];
+      }
+      case 'rename_member': {
+        if (!state.exists || !state.included.includes(command.from)) return [];
+        const included = [
+          ...new Set(state.included.map((m) => (m === command.from ? command.to : m))),
+        ].sort();
+        return [
+          {
+            type: 'environment_updated',
+            data: { type: state.type, description: state.description, included_environments: included },
+          },
+        ];
+      }
       case 'put_environment': {
         const data = {
           type: command.type,
           description: command.description,
           included_environments: command.included,
         };
-        if (!state.exists) return [{ type: 'environment_created', data: { name: command.name, ...data } }];
+        if (!state.exists) {
+          const first = state.lastIndex > 0 ? { first_snapshot: state.lastIndex + 1 } : {};
+          return [{ type: 'environment_created', data: { name: command.name, ...data, ...first } }];
+        }
+        // Creating an archived environment again restores it.
+        const restored: EnvironmentEvent[] = state.archived
+          ? [{ type: 'environment_unarchived', data: { name: command.name } }]
+          : [];
         const unchanged =
           state.type === command.type &&
           state.description === command.description &&
           sameSet(state.included, command.included);
-        if (unchanged) return [];
+        if (unchanged) return restored;
         if (state.lastIndex > 0 && (command.type === 'logical') !== (state.type === 'logical')) {
           throw new DomainError('invalid', 'Input payload validation failed', {
             type: 'an environment with snapshots cannot change between logical and physical',
           });
         }
-        return [{ type: 'environment_updated', data }];
+        return [...restored, { type: 'environment_updated', data }];
       }
       case 'report': {
         if (!state.exists) throw new DomainError('not_found', 'Environment not found');
+        if (state.archived) {
+          throw new DomainError('invalid', `Environment '${command.name}' is archived and takes no reports`);
+        }
         if (state.type !== command.reportType) {
           throw new DomainError('invalid', 'Invalid report data', {
             environment:
@@ -291,6 +419,8 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
     }
   },
 };
+
+const notFound = (name: string) => new DomainError('not_found', `Environment '${name}' not found`);
 
 function entry(event_type: SnapshotEntry['event_type'], a: SnapshotArtifact): SnapshotEntry {
   return {

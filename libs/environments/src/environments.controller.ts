@@ -1,14 +1,16 @@
-import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBasicAuth,
   ApiBearerAuth,
   ApiBody,
   ApiCreatedResponse,
+  ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiProduces,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
@@ -20,16 +22,21 @@ import {
   ApiFileResponse,
   AtQuery,
   jsonString,
+  JsonStringBody,
   periodOf,
   paged,
   READ_STORE,
   ReadModelsAt,
   Requires,
+  VALIDATION_FAILED,
 } from '#des/platform';
+import { DomainError, tagsOf } from '#des/kernel';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
+import type { EnvironmentCommand, EnvironmentState, EnvironmentType } from './environment.decider';
+import { parsePlatformReport, type PlatformReportType, platformReportSchema } from './platform-report';
 import { parseSnapshotRef, SNAPSHOT_REF_PATTERN, snapshotIndex, snapshotInterval } from './snapshot-ref';
 import { deploymentView, environmentView, envUrl, eventView } from './environment-view';
 import { snapshotView } from './compliance-model';
@@ -39,8 +46,12 @@ import {
   DeploymentsQuery,
   EnvironmentEventsQuery,
   EnvironmentView,
-  PutEnvironmentDto,
+  CreateEnvironmentPutInput,
   DeploymentsPage,
+  EnvironmentsPage,
+  JoinEnvironmentDto,
+  ListEnvironmentsQuery,
+  RenameEnvironmentDto,
   EnvironmentEventView,
   SnapshotDto,
 } from './environments.dto';
@@ -53,7 +64,22 @@ import {
   snapshotId,
   environmentsProjection,
 } from './environments.projection';
-import { K8S_REPORT_SCHEMA, parseK8sReport, runningArtifacts } from './k8s-report';
+import { type K8sPod, K8S_REPORT_SCHEMA, parseK8sReport, runningArtifacts } from './k8s-report';
+
+/** The route of a report of a type other than K8S, with that type's body in the OpenAPI document. */
+const ReportRoute = (type: PlatformReportType, operationId: string, cli: string) =>
+  applyDecorators(
+    Put(`:org/:env/report/${type}`),
+    ApiOperation({
+      operationId,
+      summary: `Report what runs in a${/^[aeiouAEIOU]|^S3|^ECS/.test(type) ? 'n' : ''} ${type} environment`,
+      description: `What the Kosli CLI's \`${cli}\` sends. The same model as the K8S report: a report that changes what runs makes a snapshot (201 "Snapshot created"), one that does not makes none (200 "No new snapshot created"); an environment of another type answers 400.`,
+    }),
+    ApiBody({ schema: platformReportSchema(type) as never }),
+    ApiCreatedResponse({ type: String, description: '"Snapshot created"' }),
+    ApiOkResponse({ type: String, description: '"No new snapshot created"' }),
+    Requires('snapshotter'),
+  );
 
 @ApiTags('environments')
 @ApiBearerAuth('bearer')
@@ -77,7 +103,7 @@ export class EnvironmentsController {
   @Requires('snapshotter')
   async put(
     @Param('org') org: string,
-    @Body() body: PutEnvironmentDto,
+    @Body() body: CreateEnvironmentPutInput,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
   ) {
@@ -101,7 +127,11 @@ export class EnvironmentsController {
   }
 
   /** Members only for logical environments, and only existing physical ones. */
-  private async checkMembers(org: string, body: PutEnvironmentDto, included: string[]): Promise<void> {
+  private async checkMembers(
+    org: string,
+    body: CreateEnvironmentPutInput,
+    included: string[],
+  ): Promise<void> {
     if (body.type !== 'logical') {
       if (included.length) {
         throw new ApiError(400, 'Input payload validation failed', {
@@ -124,14 +154,177 @@ export class EnvironmentsController {
   }
 
   @Get(':org')
-  @ApiOperation({ operationId: 'listEnvironments', summary: 'List environments' })
+  @ApiOperation({
+    operationId: 'listEnvironments',
+    summary: 'List environments',
+    description:
+      'The whole list by name; a page (`{page, per_page, total_pages, total_count, environments}`) when `page` or `per_page` is given. Archived environments only with `archived`.',
+  })
   @Requires('reader')
-  @ApiOkResponse({ type: [EnvironmentView] })
-  async list(@Param('org') org: string, @Query() { at }: AtQuery, @Req() req: Request) {
+  @ApiOkResponse({
+    schema: {
+      oneOf: [
+        { type: 'array', items: { $ref: getSchemaPath(EnvironmentView) } },
+        { $ref: getSchemaPath(EnvironmentsPage) },
+      ],
+    },
+  })
+  @ApiExtraModels(EnvironmentView, EnvironmentsPage)
+  async list(@Param('org') org: string, @Query() query: ListEnvironmentsQuery, @Req() req: Request) {
+    const { at } = query;
     const reads = await this.readModelsAt.readsFor(at, { org, projections: [environmentsProjection] });
-    return (await reads.collection(ENVIRONMENTS).find({ org }, { sort: { name: 1 } })).map((doc) =>
-      environmentView(doc, envUrl(req, org, doc.name as string, at)),
+    // An organization's environments are few: filtered, sorted and paged here, the same in every mode.
+    const docs = (await reads.collection(ENVIRONMENTS).find(listFilter(org, query), { sort: { name: 1 } }))
+      .filter(listed(query))
+      .sort(listOrder(query));
+    const view = (doc: Doc) => environmentView(doc, envUrl(req, org, doc.name as string, at));
+    if (query.page === undefined && query.per_page === undefined) return docs.map(view);
+    const page = query.page ?? 1;
+    const perPage = query.per_page ?? 20;
+    return {
+      page,
+      per_page: perPage,
+      total_pages: Math.ceil(docs.length / perPage),
+      total_count: docs.length,
+      environments: docs.slice((page - 1) * perPage, page * perPage).map(view),
+    };
+  }
+
+  @Put(':org/:env/archive')
+  @ApiOperation({
+    operationId: 'archiveEnvironment',
+    summary: 'Archive an environment: it takes no reports and leaves the list (its history stays)',
+  })
+  @Requires('snapshotter')
+  @JsonStringBody()
+  @ApiOkResponse({ type: String, description: '"Environment archived"' })
+  async archive(@Param('org') org: string, @Param('env') env: string, @Req() req: AuthenticatedRequest) {
+    await this.lifecycle(org, env, { kind: 'archive', name: env }, req);
+    return jsonString('Environment archived');
+  }
+
+  @Put(':org/:env/unarchive')
+  @ApiOperation({ operationId: 'unarchiveEnvironment', summary: 'Restore an archived environment' })
+  @Requires('snapshotter')
+  @JsonStringBody()
+  @ApiOkResponse({ type: String, description: '"Environment unarchived"' })
+  async unarchive(@Param('org') org: string, @Param('env') env: string, @Req() req: AuthenticatedRequest) {
+    await this.lifecycle(org, env, { kind: 'unarchive', name: env }, req);
+    return jsonString('Environment unarchived');
+  }
+
+  @Put(':org/:env/rename')
+  @ApiOperation({
+    operationId: 'renameEnvironment',
+    summary: 'Rename an environment (docs/adr: its history stays under the old name, at instants before)',
+  })
+  @Requires('snapshotter')
+  @ApiOkResponse({ type: EnvironmentView })
+  async rename(
+    @Param('org') org: string,
+    @Param('env') env: string,
+    @Body() body: RenameEnvironmentDto,
+    @Req() req: AuthenticatedRequest,
+  ) {
+    const newName = body.new_name;
+    if (!NAME.test(newName)) {
+      throw new ApiError(
+        400,
+        `'${newName}' is an invalid name for environments. Valid names should start with an alphanumeric and only contain alphanumeric characters, '.', '-' and '_'.`,
+      );
+    }
+    const doc = await this.live(org, env);
+    if (newName !== env) {
+      if (await this.reads.collection(ENVIRONMENTS).findOne(liveFilter(org, newName))) {
+        throw new ApiError(409, `An environment named '${newName}' already exists`);
+      }
+      const state = await this.commands.execute(
+        new ChangeEnvironment(org, { kind: 'rename_out', name: env, newName }, requestMetadata(req)),
+      );
+      const from = state.state as EnvironmentState;
+      await this.commands.execute(
+        new ChangeEnvironment(
+          org,
+          {
+            kind: 'rename_in',
+            name: newName,
+            from: {
+              name: newName,
+              previous_name: env,
+              type: from.type,
+              description: from.description,
+              included_environments: from.included,
+              last_index: from.lastIndex,
+              running: from.running,
+              tags: from.tags,
+              policies: from.policies,
+            },
+          },
+          requestMetadata(req),
+        ),
+      );
+      // The logical environments it was a member of keep it, by its new name.
+      const groups = await this.reads
+        .collection(ENVIRONMENTS)
+        .find({ org, type: 'logical', included_environments: env, renamed_to: null });
+      for (const group of groups) {
+        await this.commands.execute(
+          new ChangeEnvironment(
+            org,
+            { kind: 'rename_member', name: group.name as string, from: env, to: newName },
+            requestMetadata(req),
+          ),
+        );
+      }
+    }
+    return environmentView(
+      newName === env ? doc : await this.environment(org, newName),
+      envUrl(req, org, newName),
     );
+  }
+
+  @Put(':org/:env/join')
+  @ApiOperation({
+    operationId: 'joinEnvironment',
+    summary: 'Add a physical environment to a logical one',
+  })
+  @Requires('snapshotter')
+  @ApiOkResponse({ type: EnvironmentView })
+  async join(
+    @Param('org') org: string,
+    @Param('env') env: string,
+    @Body() body: JoinEnvironmentDto,
+    @Req() req: AuthenticatedRequest,
+  ) {
+    const physical = await this.reads
+      .collection(ENVIRONMENTS)
+      .findOne(liveFilter(org, body.physical_env_name));
+    if (!physical) throw new ApiError(404, notFoundMessage(org, body.physical_env_name));
+    if (physical.type === 'logical') {
+      throw new ApiError(400, VALIDATION_FAILED, {
+        physical_env_name: `'${body.physical_env_name}' is logical; members are physical`,
+      });
+    }
+    await this.lifecycle(org, env, { kind: 'join', name: env, physical: body.physical_env_name }, req);
+    return environmentView(await this.environment(org, env), envUrl(req, org, env));
+  }
+
+  /** A lifecycle command on an environment that exists now, in the Kosli CLI's wording when it does not. */
+  private async lifecycle(org: string, env: string, command: EnvironmentCommand, req: AuthenticatedRequest) {
+    await this.live(org, env);
+    try {
+      await this.commands.execute(new ChangeEnvironment(org, command, requestMetadata(req)));
+    } catch (e) {
+      if (e instanceof DomainError && e.kind === 'not_found')
+        throw new ApiError(404, notFoundMessage(org, env));
+      throw e;
+    }
+  }
+
+  private async live(org: string, env: string): Promise<Doc> {
+    const doc = await this.reads.collection(ENVIRONMENTS).findOne(liveFilter(org, env));
+    if (!doc) throw new ApiError(404, notFoundMessage(org, env));
+    return doc;
   }
 
   @Get(':org/:env')
@@ -171,15 +364,118 @@ export class EnvironmentsController {
   ) {
     const parsed = parseK8sReport(body);
     if ('errors' in parsed) throw new ApiError(400, 'Invalid report data', parsed.errors);
+    await this.record(org, env, 'K8S', parsed.pods, req, res);
+  }
+
+  @ReportRoute('server', 'reportServerEnvironment', 'snapshot server|path|paths')
+  reportServer(
+    @Param('org') o: string,
+    @Param('env') e: string,
+    @Body() b: unknown,
+    @Req() q: AuthenticatedRequest,
+    @Res() r: Response,
+  ) {
+    return this.reportOf('server', o, e, b, q, r);
+  }
+
+  @ReportRoute('S3', 'reportS3Environment', 'snapshot s3')
+  reportS3(
+    @Param('org') o: string,
+    @Param('env') e: string,
+    @Body() b: unknown,
+    @Req() q: AuthenticatedRequest,
+    @Res() r: Response,
+  ) {
+    return this.reportOf('S3', o, e, b, q, r);
+  }
+
+  @ReportRoute('lambda', 'reportLambdaEnvironment', 'snapshot lambda')
+  reportLambda(
+    @Param('org') o: string,
+    @Param('env') e: string,
+    @Body() b: unknown,
+    @Req() q: AuthenticatedRequest,
+    @Res() r: Response,
+  ) {
+    return this.reportOf('lambda', o, e, b, q, r);
+  }
+
+  @ReportRoute('ECS', 'reportEcsEnvironment', 'snapshot ecs')
+  reportEcs(
+    @Param('org') o: string,
+    @Param('env') e: string,
+    @Body() b: unknown,
+    @Req() q: AuthenticatedRequest,
+    @Res() r: Response,
+  ) {
+    return this.reportOf('ECS', o, e, b, q, r);
+  }
+
+  @ReportRoute('docker', 'reportDockerEnvironment', 'snapshot docker')
+  reportDocker(
+    @Param('org') o: string,
+    @Param('env') e: string,
+    @Body() b: unknown,
+    @Req() q: AuthenticatedRequest,
+    @Res() r: Response,
+  ) {
+    return this.reportOf('docker', o, e, b, q, r);
+  }
+
+  @ReportRoute('azure-apps', 'reportAzureAppsEnvironment', 'snapshot azure-apps')
+  reportAzureApps(
+    @Param('org') o: string,
+    @Param('env') e: string,
+    @Body() b: unknown,
+    @Req() q: AuthenticatedRequest,
+    @Res() r: Response,
+  ) {
+    return this.reportOf('azure-apps', o, e, b, q, r);
+  }
+
+  @ReportRoute('cloud-run', 'reportCloudRunEnvironment', 'snapshot cloud-run')
+  reportCloudRun(
+    @Param('org') o: string,
+    @Param('env') e: string,
+    @Body() b: unknown,
+    @Req() q: AuthenticatedRequest,
+    @Res() r: Response,
+  ) {
+    return this.reportOf('cloud-run', o, e, b, q, r);
+  }
+
+  /** A report of a type other than K8S: its own body, the same model. */
+  private async reportOf(
+    type: PlatformReportType,
+    org: string,
+    env: string,
+    body: unknown,
+    req: AuthenticatedRequest,
+    res: Response,
+  ) {
+    const parsed = parsePlatformReport(type, body);
+    if ('errors' in parsed) throw new ApiError(400, 'Invalid report data', parsed.errors);
+    await this.record(org, env, type, parsed.pods, req, res);
+  }
+
+  /** A report, as every type makes one: assessed, decided, answered 201 (a snapshot) or 200 (none). */
+  private async record(
+    org: string,
+    env: string,
+    reportType: EnvironmentType,
+    pods: K8sPod[],
+    req: AuthenticatedRequest,
+    res: Response,
+  ) {
     const done = await this.commands.execute(
       new ChangeEnvironment(
         org,
         {
           kind: 'report',
           name: env,
-          reportType: 'K8S',
-          artifacts: await assessReport(docReads(this.reads), org, env, runningArtifacts(parsed.pods)),
-          pods: parsed.pods.length,
+          reportType,
+          artifacts: await assessReport(docReads(this.reads), org, env, runningArtifacts(pods)),
+          pods: pods.length,
         },
         requestMetadata(req),
       ),
@@ -215,7 +511,7 @@ export class EnvironmentsController {
     const latest = (environment.latest_snapshot as number) ?? 0;
     const index = snapshotIndex(ref, latest);
     const doc =
-      index > 0 && index <= latest
+      index >= ((environment.first_snapshot as number) ?? 1) && index <= latest
         ? await reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, index) })
         : null;
     if (!doc) throw new ApiError(404, 'Snapshot not found');
@@ -235,8 +531,8 @@ export class EnvironmentsController {
     @Query() query: EnvironmentEventsQuery,
   ): Promise<EnvironmentEventView[]> {
     const reads = await this.readsAt(org, env, query.at);
-    await this.environment(org, env, reads);
-    const filter = eventsFilter(org, env, query);
+    const environment = await this.environment(org, env, reads);
+    const filter = eventsFilter(org, env, query, (environment.latest_snapshot as number) ?? 0);
     const paged = query.page !== undefined || query.per_page !== undefined;
     // Paged (as the Kosli CLI asks), newest first unless `reverse=true`; unpaged, the spec's whole list, oldest first.
     const newestFirst = paged && query.reverse !== 'true';
@@ -332,13 +628,54 @@ export class EnvironmentsController {
 
   private async environment(org: string, name: string, reads: ReadStore = this.reads): Promise<Doc> {
     const doc = await reads.collection(ENVIRONMENTS).findOne({ _id: environmentId(org, name) });
-    if (!doc) throw new ApiError(404, 'Environment not found');
+    if (!doc || doc.renamed_to) throw new ApiError(404, 'Environment not found');
     return doc;
   }
 }
 
+const NAME = /^[a-zA-Z0-9][a-zA-Z0-9.\-_~]*$/;
+
+/** The Kosli wording, on the routes the spec does not name (archive, rename, join). */
+const notFoundMessage = (org: string, env: string) =>
+  `Environment named '${env}' does not exist for organization '${org}'`;
+
+/** The environment named so now (not a name given up by a rename). */
+const liveFilter = (org: string, env: string) => ({ _id: environmentId(org, env), renamed_to: null });
+
+/** The list's filter in the read store: the organization's environments now, archived or not, of the types asked. */
+function listFilter(org: string, query: ListEnvironmentsQuery): Record<string, unknown> {
+  const filter: Record<string, unknown> = { org, renamed_to: null };
+  if (query.archived === 'true') filter.archived = true;
+  else if (query.archived !== 'all') filter.archived = { $ne: true };
+  const types = [query.type ?? []].flat();
+  if (types.length) filter.type = { $in: types };
+  return filter;
+}
+
+/** The rest of the list's filter: a name substring, and every tag asked (`key` or `key:value`). */
+function listed(query: ListEnvironmentsQuery): (doc: Doc) => boolean {
+  const tags = [query.tag ?? []].flat().map((tag) => {
+    const colon = tag.indexOf(':');
+    return colon < 0 ? { key: tag } : { key: tag.slice(0, colon), value: tag.slice(colon + 1) };
+  });
+  return (doc) => {
+    if (query.name && !(doc.name as string).includes(query.name)) return false;
+    const own = tagsOf(doc.tags);
+    return tags.every(({ key, value }) => key in own && (value === undefined || own[key] === value));
+  };
+}
+
+/** `sort` (default name) in `sort_direction` (default asc), then the name; never-reported last when ascending. */
+function listOrder(query: ListEnvironmentsQuery): (a: Doc, b: Doc) => number {
+  const field = query.sort ?? 'name';
+  const direction = query.sort_direction === 'desc' ? -1 : 1;
+  const compare = (x: unknown, y: unknown) =>
+    x === y ? 0 : x === null || x === undefined ? 1 : y === null || y === undefined ? -1 : x < y ? -1 : 1;
+  return (a, b) => direction * (compare(a[field], b[field]) || compare(a.name, b.name));
+}
+
 /** The audit log's filter, with the Kosli CLI's names for its bounds and repositories, and its snapshot interval. */
-function eventsFilter(org: string, env: string, query: EnvironmentEventsQuery) {
+function eventsFilter(org: string, env: string, query: EnvironmentEventsQuery, latest: number) {
   const repos = [query.repo_names, ...[query.repo_name ?? []].flat()].filter((r): r is string => !!r);
   const filter = auditFilter(org, env, {
     ...query,
@@ -347,7 +684,7 @@ function eventsFilter(org: string, env: string, query: EnvironmentEventsQuery) {
     repo_names: repos.length ? repos.join(',') : undefined,
   });
   if (query.interval) {
-    const { from, to } = snapshotInterval(query.interval);
+    const { from, to } = snapshotInterval(query.interval, latest);
     filter.snapshot_index = { $gte: from, $lte: to };
   }
   return filter;

@@ -7,6 +7,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsOptional,
   IsString,
@@ -18,23 +19,31 @@ import { SNAPSHOT_INTERVAL, SNAPSHOT_INTERVAL_MESSAGE } from './snapshot-ref';
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9.\-_~]*$/;
 
-/** Only a logical environment has members (checkMembers enforces it; the document states it). */
+/**
+ * `PUT /environments/{org}`. Named as the Kosli CLI's contract test looks it up
+ * (`CreateEnvironmentPutInput`). Only a logical environment has members
+ * (checkMembers enforces it; the document states it).
+ */
 @JSONSchema({
   if: { properties: { type: { not: { const: 'logical' } } } },
   then: { properties: { included_environments: { maxItems: 0 } } },
   // OAS 3.1 (JSON Schema 2020-12) keywords, which the decorator's OAS 3.0 types do not name.
 } as never)
-export class PutEnvironmentDto {
+export class CreateEnvironmentPutInput {
   @ApiProperty({ pattern: NAME.source, maxLength: 128, example: 'production' })
   @IsString()
   @MaxLength(128)
   @Matches(NAME, {
-    message: 'name must start with a letter or digit and contain only letters, digits, ".", "-", "_" and "~"',
+    message: ({ value }) =>
+      `'${String(value)}' is an invalid name: name must start with a letter or digit and contain only letters, digits, ".", "-", "_" and "~"`,
   })
   name!: string;
 
   @ApiProperty({ enum: ENVIRONMENT_TYPES })
-  @IsIn(ENVIRONMENT_TYPES, { message: `type must be one of: ${ENVIRONMENT_TYPES.join(', ')}` })
+  @IsIn(ENVIRONMENT_TYPES, {
+    message: ({ value }) =>
+      `'${String(value)}' is not a type: type must be one of: ${ENVIRONMENT_TYPES.join(', ')}`,
+  })
   type!: EnvironmentType;
 
   @ApiPropertyOptional({ maxLength: 1000, default: '' })
@@ -52,6 +61,90 @@ export class PutEnvironmentDto {
   @ArrayMaxSize(100)
   @IsString({ each: true })
   included_environments?: string[];
+
+  @ApiPropertyOptional({
+    description: 'Deprecated (the Kosli CLI may send it): accepted, ignored; always false',
+  })
+  @IsOptional()
+  @IsBoolean()
+  include_scaling?: boolean;
+
+  @ApiPropertyOptional({
+    description: 'Deprecated (the Kosli CLI may send it): accepted, ignored; use policies',
+  })
+  @IsOptional()
+  @IsBoolean()
+  require_provenance?: boolean;
+}
+
+/** `PUT /environments/{org}/{env}/rename`. */
+export class RenameEnvironmentDto {
+  @ApiProperty({ pattern: NAME.source, maxLength: 128 })
+  @IsString()
+  @MaxLength(128)
+  new_name!: string;
+}
+
+/** `PUT /environments/{org}/{logical}/join`. */
+export class JoinEnvironmentDto {
+  @ApiProperty({ description: 'The physical environment to add to the logical one' })
+  @IsString()
+  @MaxLength(128)
+  physical_env_name!: string;
+}
+
+export const ENVIRONMENT_SORTS = ['name', 'type', 'last_modified_at', 'last_reported_at'] as const;
+
+/**
+ * `GET /environments/{org}`: the whole list (the spec's answer) unless a page
+ * is asked for (`page` or `per_page`, as the Kosli CLI does), then a page
+ * `{page, per_page, total_pages, total_count, environments}`; either filtered.
+ */
+export class ListEnvironmentsQuery extends AtQuery {
+  @IsPageNumber()
+  page?: number;
+
+  @IsPerPage(1000, 20)
+  per_page?: number;
+
+  @ApiPropertyOptional({ description: 'Environments whose name contains this' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  name?: string;
+
+  @ApiPropertyOptional({ type: [String], description: 'A type (repeatable): any of them' })
+  @IsOptional()
+  @IsIn(ENVIRONMENT_TYPES, { each: true, message: `type must be one of: ${ENVIRONMENT_TYPES.join(', ')}` })
+  type?: EnvironmentType | EnvironmentType[];
+
+  @ApiPropertyOptional({ type: [String], description: '`key` or `key:value` (repeatable): all of them' })
+  @IsOptional()
+  @IsString({ each: true })
+  tag?: string | string[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Accepted for the Kosli CLI; this service has no spaces',
+  })
+  @IsOptional()
+  @IsString({ each: true })
+  space_id?: string | string[];
+
+  @ApiPropertyOptional({ enum: ENVIRONMENT_SORTS, default: 'name' })
+  @IsOptional()
+  @IsIn(ENVIRONMENT_SORTS, { message: `sort must be one of: ${ENVIRONMENT_SORTS.join(', ')}` })
+  sort?: (typeof ENVIRONMENT_SORTS)[number];
+
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'asc' })
+  @IsOptional()
+  @IsIn(['asc', 'desc'], { message: 'sort_direction must be asc or desc' })
+  sort_direction?: 'asc' | 'desc';
+
+  @ApiPropertyOptional({ description: 'true: archived environments only; all: both (default: active only)' })
+  @IsOptional()
+  @IsIn(['true', 'false', 'all'])
+  archived?: string;
 }
 
 export class EnvironmentView {
@@ -82,6 +175,7 @@ export class EnvironmentView {
   state!: boolean;
   @ApiProperty({ type: [String] }) policies!: string[];
   @ApiProperty({ type: [String] }) included_environments!: string[];
+  @ApiProperty({ description: 'Archived: takes no reports, listed only when asked for' }) archived!: boolean;
   @ApiProperty({
     description: 'The environment in the workspace, at the instant read (`?at=` when one was asked)',
   })
@@ -304,4 +398,13 @@ export class EnvironmentEventView {
   @ApiProperty({ description: 'The fingerprint (the Kosli CLI’s name)' }) sha256!: string;
   @ApiProperty({ description: 'The timestamp (the Kosli CLI’s name)' }) reported_at!: number;
   @ApiProperty({ description: 'The flow names, comma-separated (the Kosli CLI’s name)' }) pipeline!: string;
+}
+
+/** A page of the environment list, as the Kosli CLI decodes it. */
+export class EnvironmentsPage {
+  @ApiProperty() page!: number;
+  @ApiProperty() per_page!: number;
+  @ApiProperty() total_pages!: number;
+  @ApiProperty() total_count!: number;
+  @ApiProperty({ type: [EnvironmentView] }) environments!: EnvironmentView[];
 }

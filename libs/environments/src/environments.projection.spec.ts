@@ -145,4 +145,40 @@ describe('environments projection', () => {
       },
     ]);
   });
+
+  it('marks an archived environment, and a renamed one under both names: the old closed, the new going on', async () => {
+    const archived = { stream, type: 'environment_archived', data: { name: 'prod' }, at: 30 };
+    await given(...history, archived).then('environments', [{ _id: 'acme/prod', archived: true }]);
+    const renamed = { stream, type: 'environment_renamed', data: { name: 'prod', new_name: 'live' }, at: 40 };
+    const moved = {
+      stream: 'environment-acme/live',
+      type: 'environment_renamed_from',
+      data: {
+        name: 'live',
+        previous_name: 'prod',
+        type: 'K8S',
+        description: 'production',
+        included_environments: [],
+        last_index: 2,
+        running: [{ ...artifact('b', 'ghcr.io/acme/shop:2', false), since_snapshot: 2, pods: [] }],
+        tags: { team: 'shop' },
+        policies: [],
+      },
+      at: 40,
+    };
+    await given(...history, renamed, moved).then('environments', [
+      { _id: 'acme/live', name: 'live', renamed_from: 'prod', latest_snapshot: 2, first_snapshot: 3 },
+      { _id: 'acme/prod', renamed_to: 'live', running_fingerprints: [] },
+    ]);
+    const again = {
+      stream,
+      type: 'environment_created',
+      data: { name: 'prod', type: 'server', description: '', included_environments: [], first_snapshot: 3 },
+      at: 50,
+    };
+    await given(...history, renamed, moved, again).then('environments', [
+      { _id: 'acme/live', renamed_from: 'prod' },
+      { _id: 'acme/prod', renamed_to: null, type: 'server', latest_snapshot: 2, first_snapshot: 3 },
+    ]);
+  });
 });

@@ -76,11 +76,66 @@ export const environmentsProjection: Projection = {
                 last_changed_at: null,
                 state: true,
                 policies: [],
-                latest_snapshot: 0,
+                latest_snapshot: (event.data.first_snapshot ?? 1) - 1,
+                first_snapshot: event.data.first_snapshot ?? 1,
+                running_fingerprints: [],
+                archived: false,
+                renamed_to: null,
+                renamed_from: null,
               },
             },
           },
         ];
+      case 'environment_archived':
+      case 'environment_unarchived':
+        return [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, event.data.name),
+            update: { $set: { archived: event.type === 'environment_archived', last_modified_at: at } },
+          },
+        ];
+      case 'environment_renamed':
+        return [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, event.data.name),
+            update: {
+              $set: { renamed_to: event.data.new_name, running_fingerprints: [], last_modified_at: at },
+            },
+          },
+        ];
+      case 'environment_renamed_from': {
+        const d = event.data;
+        return [
+          {
+            collection: ENVIRONMENTS,
+            id: environmentId(org, d.name),
+            update: {
+              $set: {
+                org,
+                name: d.name,
+                type: d.type,
+                description: d.description,
+                included_environments: d.included_environments,
+                last_modified_at: at,
+                include_scaling: false,
+                tags: storedTags(d.tags),
+                last_reported_at: null,
+                last_changed_at: null,
+                state: environmentState(d.running),
+                policies: d.policies,
+                latest_snapshot: d.last_index,
+                first_snapshot: d.last_index + 1,
+                running_fingerprints: d.running.map((a) => a.fingerprint),
+                archived: false,
+                renamed_to: null,
+                renamed_from: d.previous_name,
+              },
+            },
+          },
+        ];
+      }
       case 'environment_updated':
         return [
           {

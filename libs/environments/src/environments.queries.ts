@@ -7,15 +7,19 @@ import {
   snapshotId,
 } from './environments.projection';
 
-/** The environment named `name` as the read models hold it, or null. */
-export function environmentNamed(reads: DocReads, org: string, name: string): Promise<Doc | null> {
-  return reads.get(ENVIRONMENTS, environmentId(org, name));
+/** The environment named `name` as the read models hold it, or null (also for a name given up by a rename). */
+export async function environmentNamed(reads: DocReads, org: string, name: string): Promise<Doc | null> {
+  const doc = await reads.get(ENVIRONMENTS, environmentId(org, name));
+  return doc && !doc.renamed_to ? doc : null;
 }
 
 /** The environments among `names` that exist, by name. */
 export async function environmentsNamed(reads: DocReads, org: string, names: string[]): Promise<string[]> {
   if (names.length === 0) return [];
-  const docs = await reads.find(ENVIRONMENTS, { _id: { $in: names.map((n) => environmentId(org, n)) } });
+  const docs = await reads.find(ENVIRONMENTS, {
+    _id: { $in: names.map((n) => environmentId(org, n)) },
+    renamed_to: null,
+  });
   return docs.map((e) => e.name as string);
 }
 
@@ -80,7 +84,7 @@ export interface EnvironmentKind {
 
 /** Every environment of the organization, by name. */
 export async function environmentKinds(reads: DocReads, org: string): Promise<EnvironmentKind[]> {
-  const docs = await reads.find(ENVIRONMENTS, { org });
+  const docs = await reads.find(ENVIRONMENTS, { org, renamed_to: null });
   return docs
     .map((d) => ({
       name: d.name as string,

@@ -46,12 +46,19 @@ export function snapshotIndex(ref: SnapshotRef, latest: number): number {
   return latest;
 }
 
-/** A snapshot interval as the Kosli CLI sends it: `N`, `N..M`, or empty for all. */
-export const SNAPSHOT_INTERVAL = /^(\d+(\.\.\d+)?)?$/;
-export const SNAPSHOT_INTERVAL_MESSAGE = 'interval is N or N..M (snapshot numbers)';
+/**
+ * A snapshot interval as the Kosli CLI sends it: `A..B` or `A`, each end `N`
+ * (snapshot N), `~N` (N before the latest) or `NOW` (the latest), an omitted
+ * end meaning NOW; empty for all.
+ */
+export const SNAPSHOT_INTERVAL = /^((\d+|~\d+|NOW)?(\.\.(\d+|~\d+|NOW)?)?)?$/;
+export const SNAPSHOT_INTERVAL_MESSAGE =
+  'interval is A..B or A, each end N (snapshot N), ~N (N before the latest) or NOW (the latest; an omitted end)';
 
-/** The lowest and highest snapshot numbers of a (non-empty) interval, in either order given. */
-export function snapshotInterval(interval: string): { from: number; to: number } {
-  const [first, last = first] = interval.split('..').map(Number);
+/** The lowest and highest snapshot numbers of a (non-empty) interval, in either order given, with `latest` the latest. */
+export function snapshotInterval(interval: string, latest: number): { from: number; to: number } {
+  const end = (e: string | undefined) =>
+    !e || e === 'NOW' ? latest : e.startsWith('~') ? latest - Number(e.slice(1)) : Number(e);
+  const [first, last = first] = interval.split('..').map(end);
   return { from: Math.min(first, last), to: Math.max(first, last) };
 }

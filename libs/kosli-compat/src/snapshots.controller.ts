@@ -105,7 +105,10 @@ export class SnapshotsController {
   ): Promise<KosliSnapshotSummary[]> {
     const environment = await this.environment(this.reads, org, env);
     const latest = (environment.latest_snapshot as number | undefined) ?? 0;
-    const { from, to } = query.interval ? snapshotInterval(query.interval) : { from: 1, to: latest };
+    // A renamed environment's snapshots before the rename are its old name's (docs/adr/0029).
+    const first = (environment.first_snapshot as number | undefined) ?? 1;
+    const asked = query.interval ? snapshotInterval(query.interval, latest) : { from: first, to: latest };
+    const { from, to } = { from: Math.max(asked.from, first), to: asked.to };
     const oldestFirst = query.reverse === 'true';
     const perPage = query.per_page ?? 15;
     const skip = ((query.page ?? 1) - 1) * perPage;
@@ -164,7 +167,7 @@ export class SnapshotsController {
     const [one, two] = await Promise.all(
       [query.snappish1, query.snappish2].map(async (snappish) => {
         const { env, ref } = splitSnappish(snappish);
-        const found = await this.snapshot(org, env, ref);
+        const found = await this.snapshot(org, env, ref, snappish);
         return { id: `${env}#${found.snapshot.index as number}`, ...found };
       }),
     );
@@ -205,12 +208,13 @@ export class SnapshotsController {
 
   private async environment(reads: ReadStore, org: string, env: string): Promise<Doc> {
     const doc = await environmentNamed(docReads(reads), org, env);
-    if (!doc) throw new ApiError(404, 'Environment not found');
+    // The Kosli wording (these routes are not the spec's).
+    if (!doc) throw new ApiError(404, `Environment named '${env}' does not exist for organization '${org}'`);
     return doc;
   }
 
   /** The snapshot a Kosli reference names; one in force at an instant is found in the environment as it was then. */
-  private async snapshot(org: string, env: string, raw: string) {
+  private async snapshot(org: string, env: string, raw: string, shown = `${env}#${raw.replace(/^#/, '')}`) {
     const ref = parseSnapshotRef(fromKosliRef(raw, now()));
     const reads =
       ref.kind === 'at'
@@ -219,9 +223,16 @@ export class SnapshotsController {
     const environment = await this.environment(reads, org, env);
     const latest = (environment.latest_snapshot as number | undefined) ?? 0;
     const index = snapshotIndex(ref, latest);
+    const first = (environment.first_snapshot as number | undefined) ?? 1;
     const snapshot =
-      index > 0 && index <= latest ? await snapshotNamed(docReads(reads), org, env, index) : null;
-    if (!snapshot) throw new ApiError(404, 'Snapshot not found');
+      index >= first && index <= latest ? await snapshotNamed(docReads(reads), org, env, index) : null;
+    if (!snapshot) {
+      // The Kosli wording: what the reference resolved to, and how many snapshots there are.
+      throw new ApiError(
+        404,
+        `Org: '${org}'. Snapshot '${shown}' resolves to '${env}#${Math.max(index, 0)}'. len(snapshots) == ${latest}. Indexes are 1-based`,
+      );
+    }
     return { environment, snapshot, reads };
   }
 

@@ -132,18 +132,20 @@ export function Changes() {
         <fieldset>
           <legend>Environments</legend>
           {environments?.ok ? (
-            environments.data.map((e) => (
-              <label key={e.name} className="check">
-                <input
-                  type="checkbox"
-                  name="environments"
-                  value={e.name}
-                  defaultChecked={chosenEnvironments.has(e.name)}
-                />
-                {e.name}
-                {e.type === 'logical' && <span className="muted"> (its members)</span>}
-              </label>
-            ))
+            (Array.isArray(environments.data) ? environments.data : environments.data.environments).map(
+              (e) => (
+                <label key={e.name} className="check">
+                  <input
+                    type="checkbox"
+                    name="environments"
+                    value={e.name}
+                    defaultChecked={chosenEnvironments.has(e.name)}
+                  />
+                  {e.name}
+                  {e.type === 'logical' && <span className="muted"> (its members)</span>}
+                </label>
+              ),
+            )
           ) : (
             <span className="muted">…</span>
           )}

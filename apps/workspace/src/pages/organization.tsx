@@ -47,56 +47,63 @@ export function Organization() {
     <>
       <h1>{org}</h1>
       <Loaded answer={listed}>
-        {([environments, flows]) => (
-          <>
-            <Section id="environments" title="Environments">
-              {environments.length === 0 ? (
-                <p className="muted">No environment {at ? 'at that instant' : 'yet'}.</p>
-              ) : (
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Type</th>
-                      <th scope="col">Compliant</th>
-                      <th scope="col">Last report</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {environments.map((e) => (
-                      <tr key={e.name} data-environment={e.name}>
-                        <td>
-                          <PageLink to={`environments/${encodeURIComponent(e.name)}`}>{e.name}</PageLink>
-                        </td>
-                        <td>{e.type}</td>
-                        <td>
-                          <EnvironmentState environment={e} />
-                        </td>
-                        <td>
-                          <Instant seconds={e.last_reported_at} />
-                        </td>
+        {([listedEnvironments, listedFlows]) => {
+          const flows = unpaged(listedFlows);
+          // Unpaged (no page asked for), the list is the whole array.
+          const environments = Array.isArray(listedEnvironments)
+            ? listedEnvironments
+            : listedEnvironments.environments;
+          return (
+            <>
+              <Section id="environments" title="Environments">
+                {environments.length === 0 ? (
+                  <p className="muted">No environment {at ? 'at that instant' : 'yet'}.</p>
+                ) : (
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Name</th>
+                        <th scope="col">Type</th>
+                        <th scope="col">Compliant</th>
+                        <th scope="col">Last report</th>
                       </tr>
+                    </thead>
+                    <tbody>
+                      {environments.map((e) => (
+                        <tr key={e.name} data-environment={e.name}>
+                          <td>
+                            <PageLink to={`environments/${encodeURIComponent(e.name)}`}>{e.name}</PageLink>
+                          </td>
+                          <td>{e.type}</td>
+                          <td>
+                            <EnvironmentState environment={e} />
+                          </td>
+                          <td>
+                            <Instant seconds={e.last_reported_at} />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                )}
+              </Section>
+              <Section id="flows" title="Flows">
+                {flows.length === 0 ? (
+                  <p className="muted">No flow {at ? 'at that instant' : 'yet'}.</p>
+                ) : (
+                  <ul className="list">
+                    {flows.map((f) => (
+                      <li key={f.name} data-flow={f.name}>
+                        <PageLink to={`flows/${encodeURIComponent(f.name)}`}>{f.name}</PageLink>{' '}
+                        {f.description && <span className="muted">— {f.description}</span>}
+                      </li>
                     ))}
-                  </tbody>
-                </table>
-              )}
-            </Section>
-            <Section id="flows" title="Flows">
-              {unpaged(flows).length === 0 ? (
-                <p className="muted">No flow {at ? 'at that instant' : 'yet'}.</p>
-              ) : (
-                <ul className="list">
-                  {unpaged(flows).map((f) => (
-                    <li key={f.name} data-flow={f.name}>
-                      <PageLink to={`flows/${encodeURIComponent(f.name)}`}>{f.name}</PageLink>{' '}
-                      {f.description && <span className="muted">— {f.description}</span>}
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </Section>
-          </>
-        )}
+                  </ul>
+                )}
+              </Section>
+            </>
+          );
+        }}
       </Loaded>
       <Section
         id="latest"
