@@ -107,6 +107,22 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       });
     });
 
+    it('says when a search matches nothing, in the words the CLI prints', async () => {
+      const none = await t.http.get(`/api/v2/search/acme/sha/${'f0'.repeat(20)}`).expect(404);
+      assert.deepEqual(none.body, { message: `No matches for '${'f0'.repeat(20)}'.` });
+    });
+
+    it('shows an artifact in its trail’s state: INCOMPLETE while the template expects more', async () => {
+      const [found] = (await t.http.get(`/api/v2/artifacts/acme/cli/fingerprint/${FP1}`).expect(200)).body;
+      assert.equal(found.state, 'INCOMPLETE');
+    });
+
+    it('update default-org: a key’s own organization is its default; another is refused', async () => {
+      const own = await t.http.put('/api/v2/user/acme').expect(200);
+      assert.equal(own.body, 'Default organization is acme');
+      await t.http.put('/api/v2/user/other-org').expect(403);
+    });
+
     it('finds artifacts by a full or a short commit sha, and within one trail', async () => {
       const byCommit = (path: string) => t.http.get(`/api/v2/artifacts/acme/cli/${path}`);
       const full = await byCommit(`commit_sha/${SHA1}`).expect(200);

@@ -1,3 +1,4 @@
+import { DefaultOrgController } from './default-org.controller';
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { ServiceFeature } from '#des/platform';
@@ -22,7 +23,7 @@ export class TenantAccountingModule {}
 /** Organizations, authentication and authorization of every route, service accounts and API keys. */
 @Module({
   imports: [TenantAccountingModule],
-  controllers: [ServiceAccountsController],
+  controllers: [ServiceAccountsController, DefaultOrgController],
   providers: [
     ...accountCommandHandlers,
     KeyUsageRecorder,
@@ -36,7 +37,10 @@ export class TenantAccountingModule {}
 })
 export class AccountsModule {}
 
-export const accountsFeature: ServiceFeature = { module: AccountsModule, projections: [accountsProjection, tenantUsageProjection] };
+export const accountsFeature: ServiceFeature = {
+  module: AccountsModule,
+  projections: [accountsProjection, tenantUsageProjection],
+};
 
 /** The same commands without HTTP: for the CLI. */
 @Module({

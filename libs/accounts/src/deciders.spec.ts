@@ -63,8 +63,10 @@ describe('organization limits', () => {
     type: 'organization_limits_set',
     data: { limits },
   });
-  const setLimits = (set: Record<string, number>, reset: Extract<OrganizationCommand, { kind: 'set_limits' }>['reset'] = []) =>
-    ({ kind: 'set_limits', set, reset }) as OrganizationCommand;
+  const setLimits = (
+    set: Record<string, number>,
+    reset: Extract<OrganizationCommand, { kind: 'set_limits' }>['reset'] = [],
+  ) => ({ kind: 'set_limits', set, reset }) as OrganizationCommand;
 
   it('records the whole set of overrides after each change', () => {
     organization
@@ -94,8 +96,16 @@ describe('organization limits', () => {
       .given(created)
       .when(setLimits({ writesPerSecond: -1, eventLogBytes: 1.5, speed: 3 }, ['colour' as never]))
       .thenError('invalid', 'Invalid organization limits');
-    assert.deepEqual(Object.keys(refusal.errors ?? {}).sort(), ['colour', 'eventLogBytes', 'speed', 'writesPerSecond']);
-    organization.given().when(setLimits({ writesPerSecond: 1 })).thenError('not_found', 'Organization not found');
+    assert.deepEqual(Object.keys(refusal.errors ?? {}).sort(), [
+      'colour',
+      'eventLogBytes',
+      'speed',
+      'writesPerSecond',
+    ]);
+    organization
+      .given()
+      .when(setLimits({ writesPerSecond: 1 }))
+      .thenError('not_found', 'Organization not found');
   });
 });
 

@@ -105,7 +105,11 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationState
 };
 
 /** The overrides after resetting `reset` and setting `set`; each limit a whole number ≥ 0. */
-function changedOverrides(current: LimitOverrides, set: LimitOverrides, reset: LimitName[] | 'all'): LimitOverrides {
+function changedOverrides(
+  current: LimitOverrides,
+  set: LimitOverrides,
+  reset: LimitName[] | 'all',
+): LimitOverrides {
   const errors: Record<string, string> = {};
   for (const name of [...Object.keys(set), ...(reset === 'all' ? [] : reset)]) {
     if (!(TENANT_LIMIT_NAMES as readonly string[]).includes(name)) errors[name] = 'unknown limit';

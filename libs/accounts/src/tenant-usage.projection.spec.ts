@@ -24,11 +24,21 @@ describe('tenant usage projection', () => {
       appended[e.metadata.org!] += appendSize([e]);
     };
     await append('flow-acme/f', event('acme', 'flow_created', { name: 'f', description: 'é ü' }));
-    await append('trail-acme/f/t', event('acme', 'attestation_reported', { attachments: [file('a', 100), file('b', 20)] }));
+    await append(
+      'trail-acme/f/t',
+      event('acme', 'attestation_reported', { attachments: [file('a', 100), file('b', 20)] }),
+    );
     // The same file again, in the same attestation and in a later one: kept once, counted once.
-    await append('trail-acme/f/t', event('acme', 'attestation_reported', { attachments: [file('a', 100), file('a', 100)] }));
+    await append(
+      'trail-acme/f/t',
+      event('acme', 'attestation_reported', { attachments: [file('a', 100), file('a', 100)] }),
+    );
     await append('trail-beta/f/t', event('beta', 'attestation_reported', { attachments: [file('a', 100)] }));
-    await store.append('service', [{ id: randomUUID(), type: 'service_started', data: {}, metadata: {} }], 'any');
+    await store.append(
+      'service',
+      [{ id: randomUUID(), type: 'service_started', data: {}, metadata: {} }],
+      'any',
+    );
 
     for (const batchSize of [1, 2, 500]) {
       const reads = new MemoryReadStore();

@@ -170,7 +170,7 @@ export class ArtifactsController {
         : commits.length === 1 && !fingerprints.length
           ? 'commit'
           : 'mixed';
-    if (!fingerprints.length && !commits.length) throw new ApiError(404, `No match for '${prefix}'`);
+    if (!fingerprints.length && !commits.length) throw new ApiError(404, `No matches for '${prefix}'.`);
     const docs = [...new Map([...byFingerprint, ...byCommit].map((d) => [d._id, d])).values()];
     const artifacts = await Promise.all(
       docs.map(async (d) => {
@@ -217,7 +217,8 @@ export class ArtifactsController {
       html_url: kosliAppUrl(req, [org, 'flows', doc.flow as string, 'artifacts', doc.fingerprint as string], {
         artifact_id: doc.fingerprint as string,
       }),
-      state: origin.view ? (origin.compliant ? 'COMPLIANT' : 'NON-COMPLIANT') : 'INCOMPLETE',
+      // Its trail's compliance: INCOMPLETE while an attestation the template expects is missing.
+      state: origin.compliance?.status ?? 'INCOMPLETE',
       created_at: doc.reported_at as number,
       running: where(inTrail?.running as RunningData[] | undefined),
       exited: where(inTrail?.exited as RunningData[] | undefined),
