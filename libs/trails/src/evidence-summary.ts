@@ -90,6 +90,20 @@ export function evidenceSummary(a: AttestationView): string[] {
     case 'custom':
       lines.push(`custom type ${String(e.type_name ?? '')}`);
       break;
+    case 'system':
+      lines.push(
+        `decision on control ${String(e.control ?? '')}: ${a.compliant ? 'compliant' : 'non-compliant'}`,
+      );
+      break;
+    case 'override': {
+      const was = a.overridden;
+      lines.push(
+        `overrides ${String(e.original_attestation_type ?? '')}` +
+          (was ? ` (was ${was.compliant ? 'compliant' : 'non-compliant'})` : ' (none attested)') +
+          `: ${String(e.reason ?? '')}`,
+      );
+      break;
+    }
     case 'generic':
       break;
   }

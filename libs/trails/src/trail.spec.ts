@@ -38,10 +38,11 @@ describe('trail decider', () => {
       .when({ kind: 'report_artifact', artifact: artifactData })
       .thenError('not_found', 'Trail not found');
     given(begun)
-      .when(attest(attestation('x', true, fp)))
-      .thenError('not_found', 'Artifact not found in trail', {
-        artifact_fingerprint: `no artifact ${fp} was reported in this trail`,
-      });
+      .when({ ...attest(attestation('x', true, fp)), org: 'acme' } as TrailCommand)
+      .thenError(
+        'not_found',
+        `Artifact with fingerprint ${fp} does not exist in trail "main-1" of flow "backend" belonging to organization "acme"`,
+      );
   });
 
   it('attests each artifact a target names, by template name or fingerprint', () => {
