@@ -184,6 +184,46 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal(t1.attestations['no-pr'].compliant, false);
     });
 
+    it('attest jira and attest sonar (bodies as the CLI builds them, since it asks Jira and SonarQube first)', async () => {
+      // attestJira.go, internal/jira: issue_id, issue_url, issue_exists (no issue_key).
+      const jira = await t.http.post('/api/v2/attestations/demo/shop/trail/t1/jira').send({
+        attestation_name: 'jira',
+        jira_results: [
+          { issue_id: 'SHOP-7', issue_url: 'https://acme.atlassian.net/browse/SHOP-7', issue_exists: true },
+        ],
+      });
+      assert.deepEqual([jira.status, jira.body.compliant], [201, true], jira.text);
+      // attestSonar.go, internal/sonar: the analysis as Sonar names it, with its quality gate.
+      const sonar = await t.http.post('/api/v2/attestations/demo/shop/trail/t1/sonar').send({
+        attestation_name: 'sonar',
+        sonar_results: {
+          serverUrl: 'https://sonarcloud.io',
+          taskId: 'AY1',
+          status: 'SUCCESS',
+          analysedAt: '2026-11-25T03:00:00+0000',
+          revision: 'e136f21623c0b2e483645d459c770c7bb41daf36',
+          project: { key: 'acme_shop', name: 'shop', url: 'https://sonarcloud.io/dashboard?id=acme_shop' },
+          qualityGate: {
+            status: 'ERROR',
+            conditions: [
+              {
+                metric: 'coverage',
+                errorThreshold: '80',
+                operator: 'LESS_THAN',
+                value: '61',
+                status: 'ERROR',
+              },
+            ],
+          },
+        },
+      });
+      assert.deepEqual(
+        [sonar.status, sonar.body.type, sonar.body.compliant],
+        [201, 'sonar', false],
+        sonar.text,
+      );
+    });
+
     it('an external URL’s fingerprint that is not a sha256 is refused, the value named', async () => {
       const bad = { file: { href: 'https://example.com/f', fingerprint: '7509e5bda0' } };
       const attestation = await t.http

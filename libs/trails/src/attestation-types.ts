@@ -149,22 +149,58 @@ const TYPES: Record<
   },
   jira: {
     properties: {
+      // The Kosli CLI sends issue_id, issue_url, issue_exists and issue_fields; the spec's form names issue_key.
       jira_results: {
         type: 'array',
-        minItems: 1,
         items: {
           type: 'object',
-          required: ['issue_key', 'issue_exists'],
+          required: ['issue_exists'],
+          anyOf: [{ required: ['issue_key'] }, { required: ['issue_id'] }],
           properties: {
             issue_key: { type: 'string' },
+            issue_id: { type: 'string' },
+            issue_url: { type: 'string' },
             issue_exists: { type: 'boolean' },
             summary: { type: 'string' },
+            issue_fields: { type: 'object' },
           },
         },
       },
     },
     required: ['jira_results'],
-    compliant: (b) => (b.jira_results as { issue_exists: boolean }[]).every((i) => i.issue_exists),
+    // At least one issue referenced, and every one found.
+    compliant: (b) => {
+      const issues = b.jira_results as { issue_exists: boolean }[];
+      return issues.length > 0 && issues.every((i) => i.issue_exists);
+    },
+  },
+  sonar: {
+    properties: {
+      // What the Kosli CLI reads of a SonarQube analysis (camelCase, as Sonar names it).
+      sonar_results: {
+        type: 'object',
+        properties: {
+          serverUrl: { type: 'string' },
+          taskId: { type: 'string' },
+          status: { type: 'string' },
+          analysedAt: { type: 'string' },
+          revision: { type: 'string' },
+          project: { type: 'object' },
+          branch: { type: 'object' },
+          pullRequest: { type: 'string' },
+          qualityGate: {
+            type: 'object',
+            properties: {
+              status: { type: 'string' },
+              conditions: { type: ['array', 'null'], items: { type: 'object' } },
+            },
+          },
+        },
+      },
+    },
+    required: ['sonar_results'],
+    // Compliant when the analysis passed its quality gate.
+    compliant: (b) => (b.sonar_results as { qualityGate?: { status?: string } }).qualityGate?.status === 'OK',
   },
   system: {
     properties: {

@@ -71,6 +71,14 @@ const PER_TYPE: Record<AttestationType, { id: string; summary: string; example: 
       "Record an attestation of a custom type (compliant when its data meets the type's schema and rules)",
     example: { attestation_name: 'coverage', type_name: 'coverage', attestation_data: { lines: 0.91 } },
   },
+  sonar: {
+    id: 'Sonar',
+    summary: 'Record a SonarQube analysis (compliant when it passed its quality gate)',
+    example: {
+      attestation_name: 'sonar',
+      sonar_results: { status: 'SUCCESS', revision: 'abc123', qualityGate: { status: 'OK', conditions: [] } },
+    },
+  },
   system: {
     id: 'Decision',
     summary: 'Record a compliance decision about a control (compliant as decided)',

@@ -59,6 +59,8 @@ export const ATTESTATION_TYPES = [
   'pull_request',
   'jira',
   'custom',
+  // A SonarQube analysis with its quality gate (the Kosli CLI's `attest sonar`).
+  'sonar',
   // A compliance decision about a control (the Kosli CLI's `attest decision`).
   'system',
   // A manual override of the compliance of the attestation of the same name.

@@ -300,6 +300,17 @@ describe('attestation types', () => {
       }),
       false,
     );
+    // As the Kosli CLI sends them: issue_id and issue_url, no issue_key; none referenced is not compliant.
+    const cliIssue = { issue_id: 'SHOP-7', issue_url: 'https://jira/browse/SHOP-7', issue_exists: true };
+    assert.equal(ok('jira', { jira_results: [cliIssue] }), true);
+    assert.equal(ok('jira', { jira_results: [] }), false);
+    assert.equal(ok('pull_request', { git_provider: 'gitlab', pull_requests: null }), false);
+    assert.equal(ok('sonar', { sonar_results: { status: 'SUCCESS', qualityGate: { status: 'OK' } } }), true);
+    assert.equal(
+      ok('sonar', { sonar_results: { status: 'SUCCESS', qualityGate: { status: 'ERROR' } } }),
+      false,
+    );
+    assert.equal(ok('sonar', { sonar_results: { status: 'SUCCESS' } }), false);
   });
   it('names each bad field', () => {
     const r = parseAttestation('junit', {
