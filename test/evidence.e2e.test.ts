@@ -290,7 +290,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const custom = (data: unknown) =>
         attest('custom', { attestation_name: 'coverage', type_name: 'coverage', attestation_data: data });
       const good = await custom({ lines: 91.5 });
-      assert.deepEqual([good.status, good.body.compliant], [201, true]);
+      assert.deepEqual([good.status, good.body.compliant, good.body.evidence.type_version], [201, true, 2]);
       const low = await custom({ lines: 42 });
       assert.equal(low.body.compliant, false);
       assert.deepEqual(

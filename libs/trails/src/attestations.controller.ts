@@ -219,7 +219,13 @@ export class AttestationsController {
     );
     return {
       compliant: verdict.compliant,
-      evidence: { ...evidence, schema_errors: verdict.schema_errors, rule_results: verdict.rule_results },
+      evidence: {
+        ...evidence,
+        // The version of the type that judged it (its latest when it was made).
+        type_version: (type.versions as unknown[] | undefined)?.length ?? 1,
+        schema_errors: verdict.schema_errors,
+        rule_results: verdict.rule_results,
+      },
     };
   }
 }
