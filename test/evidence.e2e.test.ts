@@ -251,10 +251,43 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       assert.equal(type.status, 201);
       assert.deepEqual(type.body.jq_rules, ['.lines >= 80', '.lines <= 100']);
       assert.equal(type.body.archived, false);
-      const again = await t.http
+      // Create or update: the same definition changes nothing; another one is the next version.
+      const same = await t.http.post('/api/v2/custom-attestation-types/acme').send({
+        name: 'coverage',
+        description: 'Line coverage',
+        schema: { type: 'object', required: ['lines'], properties: { lines: { type: 'number' } } },
+        jq_rules: ['.lines >= 80', '.lines <= 100'],
+      });
+      assert.deepEqual([same.status, same.body.versions.length], [201, 1]);
+      const next = await t.http.post('/api/v2/custom-attestation-types/acme').send({
+        name: 'coverage',
+        description: 'Line coverage',
+        schema: { type: 'object', required: ['lines'], properties: { lines: { type: 'number' } } },
+        jq_rules: ['.lines >= 80', '.lines <= 100'],
+        summary: [{ name: 'Lines', expression: '.lines' }],
+      });
+      assert.deepEqual(
+        [next.status, next.body.versions.map((v: { version: number }) => v.version), next.body.summary],
+        [201, [1, 2], [{ name: 'Lines', expression: '.lines' }]],
+      );
+      assert.deepEqual(next.body.versions[0].summary, null);
+      const v1 = await t.http.get('/api/v2/custom-attestation-types/acme/coverage?version=1');
+      assert.deepEqual(
+        [v1.status, v1.body.org, v1.body.versions.length, v1.body.versions[0].version],
+        [200, 'acme', 1, 1],
+      );
+      const v9 = await t.http.get('/api/v2/custom-attestation-types/acme/coverage?version=9');
+      assert.deepEqual(
+        [v9.status, v9.body.message],
+        [404, "version 9 does not exist for custom attestation type 'coverage'"],
+      );
+      const badSummary = await t.http
         .post('/api/v2/custom-attestation-types/acme')
-        .send({ name: 'coverage', schema: {} });
-      assert.deepEqual([again.status, again.body.message], [400, 'Custom attestation type already exists']);
+        .send({ name: 'coverage', schema: {}, summary: [{ name: 'Lines', expression: '.a |||' }] });
+      assert.deepEqual(
+        [badSummary.status, Object.keys(badSummary.body.errors)],
+        [400, ['summary[0].expression']],
+      );
       const badType = await t.http
         .post('/api/v2/custom-attestation-types/acme')
         .send({ name: 'broken', schema: { type: 'nonsense' }, jq_rules: ['.a |||'] });
@@ -266,7 +299,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const custom = (data: unknown) =>
         attest('custom', { attestation_name: 'coverage', type_name: 'coverage', attestation_data: data });
       const good = await custom({ lines: 91.5 });
-      assert.deepEqual([good.status, good.body.compliant], [201, true]);
+      assert.deepEqual([good.status, good.body.compliant, good.body.evidence.type_version], [201, true, 2]);
       const low = await custom({ lines: 42 });
       assert.equal(low.body.compliant, false);
       assert.deepEqual(
@@ -281,7 +314,10 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         type_name: 'nope',
         attestation_data: {},
       });
-      assert.deepEqual([unknown.status, unknown.body.message], [404, 'Custom attestation type not found']);
+      assert.deepEqual(
+        [unknown.status, unknown.body.message],
+        [404, "Custom attestation type 'nope' does not exist for org 'acme'"],
+      );
 
       const archived = await t.http.put('/api/v2/custom-attestation-types/acme/coverage/archive');
       assert.equal(archived.status, 200);
@@ -296,7 +332,10 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       const still = await t.http.get('/api/v2/custom-attestation-types/acme/coverage');
       assert.deepEqual([still.status, still.body.archived], [200, true]);
       const missing = await t.http.put('/api/v2/custom-attestation-types/acme/ghost/archive');
-      assert.deepEqual([missing.status, missing.body.message], [404, 'Custom attestation type not found']);
+      assert.deepEqual(
+        [missing.status, missing.body.message],
+        [404, "Custom attestation type 'ghost' does not exist for org 'acme'"],
+      );
     });
 
     it('answers each validation error with the spec body', async () => {
@@ -331,7 +370,9 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         'attestation_name',
         'junit_results[0].errors',
       ]);
-      await bad(await attest('teleport', { attestation_name: 'x' }), ['type']);
+      // No type is named so: the path is an attestation's to read (GET), not one to post to.
+      const teleport = await attest('teleport', { attestation_name: 'x' });
+      assert.deepEqual([teleport.status, teleport.headers.allow], [405, 'GET, HEAD']);
       await bad(await attest('generic', { attestation_name: 'x', is_compliant: 'yes' }), ['is_compliant']);
     });
 
@@ -429,7 +470,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
       );
       await notFound(
         await attest('generic', { attestation_name: 'x', artifact_fingerprint: 'f'.repeat(64) }),
-        'Artifact not found in trail',
+        `Artifact with fingerprint ${'f'.repeat(64)} does not exist in trail "main-42" of flow "backend" belonging to organization "acme"`,
       );
       await notFound(
         await t.http.get(`/api/v2/artifacts/acme/backend/${'e'.repeat(64)}`),

@@ -7,6 +7,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import {
@@ -25,11 +26,15 @@ import {
 import type { Doc, ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { ChangeAttestationType } from './attestation-type.commands';
+import { typeNotFound } from './attestation-type.decider';
 import {
   AttestationTypeFormDto,
+  AttestationTypeOneVersionView,
+  AttestationTypeVersionQuery,
   AttestationTypeVersionView,
   AttestationTypeView,
   CreateAttestationTypeDto,
+  SummaryEntryDto,
 } from './attestation-types.dto';
 import {
   ATTESTATION_TYPES_COLLECTION,
@@ -38,12 +43,14 @@ import {
 } from './attestation-types.projection';
 import { CustomEvaluator } from './custom-evaluation';
 
-/** A custom type document as the API shows it: every field but its org and the store's own. */
+/** A custom type document as the API shows it: every field but the store's own (a description only when it has one). */
 const typeView = (doc: Doc): AttestationTypeView => ({
   name: doc.name as string,
-  description: doc.description as string,
+  org: doc.org as string,
+  ...(doc.description ? { description: doc.description as string } : {}),
   schema: doc.schema as Record<string, unknown>,
   jq_rules: doc.jq_rules as string[],
+  summary: (doc.summary as SummaryEntryDto[] | undefined) ?? [],
   archived: doc.archived as boolean,
   created_at: doc.created_at as number,
   created_by: doc.created_by as string | null,
@@ -54,7 +61,7 @@ const typeView = (doc: Doc): AttestationTypeView => ({
 });
 
 @ApiTags('custom attestation types')
-@ApiExtraModels(AttestationTypeFormDto)
+@ApiExtraModels(AttestationTypeFormDto, AttestationTypeView, AttestationTypeOneVersionView)
 @ApiBearerAuth('bearer')
 @ApiBasicAuth('basic')
 @Controller('custom-attestation-types')
@@ -67,7 +74,13 @@ export class AttestationTypesController {
   ) {}
 
   @Post(':org')
-  @ApiOperation({ operationId: 'createCustomAttestationType', summary: 'Create a custom attestation type' })
+  @ApiOperation({
+    operationId: 'createCustomAttestationType',
+    summary: 'Create a custom attestation type, or its next version',
+    description:
+      'Create or update: a type that exists gets a new version when the definition (description, schema, ' +
+      'jq rules, summary) differs from its latest, and is unchanged when it is the same.',
+  })
   @Requires('member')
   @AcceptsDataJson(fromKosliForm, {
     dataJson: AttestationTypeFormDto,
@@ -80,17 +93,23 @@ export class AttestationTypesController {
     @Req() req: AuthenticatedRequest,
   ): Promise<AttestationTypeView> {
     const rules = body.jq_rules ?? [];
-    const errors = await this.custom.problems(org, body.schema, rules);
+    const summary = (body.summary ?? []).map(({ name, expression }) => ({ name, expression }));
+    const errors = {
+      ...(await this.custom.problems(org, body.schema, rules)),
+      ...(await this.summaryProblems(org, summary)),
+    };
     if (Object.keys(errors).length) throw new ApiError(400, 'Input payload validation failed', errors);
     await this.commands.execute(
       new ChangeAttestationType(
         org,
         {
           kind: 'create',
+          org,
           name: body.name,
           description: body.description ?? '',
           schema: body.schema,
           jqRules: rules,
+          summary,
         },
         requestMetadata(req),
       ),
@@ -112,18 +131,33 @@ export class AttestationTypesController {
   @Get(':org/:name')
   @ApiOperation({ operationId: 'getCustomAttestationType', summary: 'Read a custom attestation type' })
   @Requires('reader')
-  @ApiOkResponse({ type: AttestationTypeView })
+  @ApiOkResponse({
+    description: 'The type; with `?version=N`, that version alone',
+    schema: {
+      anyOf: [
+        { $ref: getSchemaPath(AttestationTypeView) },
+        { $ref: getSchemaPath(AttestationTypeOneVersionView) },
+      ],
+    },
+  })
   async read(
     @Param('org') org: string,
     @Param('name') name: string,
-    @Query() { at }: AtQuery,
-  ): Promise<AttestationTypeView> {
+    @Query() { at, version }: AttestationTypeVersionQuery,
+  ): Promise<AttestationTypeView | AttestationTypeOneVersionView> {
     const reads = await this.history.readsFor(at, {
       org,
       projections: [attestationTypesProjection],
       within: name,
     });
-    return typeView(await this.type(org, name, reads));
+    const type = typeView(await this.type(org, name, reads));
+    if (version === undefined) return type;
+    const one = /^[1-9]\d*$/.test(version) ? type.versions[Number(version) - 1] : undefined;
+    // Kosli's words (the CLI prints them).
+    if (!one)
+      throw new ApiError(404, `version ${version} does not exist for custom attestation type '${name}'`);
+    const { description, archived } = type;
+    return { name, org, ...(description ? { description } : {}), archived, versions: [one] };
   }
 
   /** Endpoint 14: archived types stay readable and refuse new attestations. */
@@ -139,7 +173,7 @@ export class AttestationTypesController {
     @Req() req: AuthenticatedRequest,
   ): Promise<string> {
     await this.commands.execute(
-      new ChangeAttestationType(org, { kind: 'archive', name }, requestMetadata(req)),
+      new ChangeAttestationType(org, { kind: 'archive', org, name }, requestMetadata(req)),
     );
     return jsonString('Custom attestation type archived');
   }
@@ -148,8 +182,27 @@ export class AttestationTypesController {
     const doc = await reads
       .collection(ATTESTATION_TYPES_COLLECTION)
       .findOne({ _id: attestationTypeId(org, name) });
-    if (!doc) throw new ApiError(404, 'Custom attestation type not found');
+    if (!doc) throw new ApiError(404, typeNotFound(org, name));
     return doc;
+  }
+
+  /** Summary expressions that do not compile, as `summary[i].expression`. */
+  private async summaryProblems(
+    org: string,
+    summary: { expression: string }[],
+  ): Promise<Record<string, string>> {
+    if (!summary.length) return {};
+    const found = await this.custom.problems(
+      org,
+      {},
+      summary.map((s) => s.expression),
+    );
+    return Object.fromEntries(
+      Object.entries(found).map(([key, problem]) => [
+        key.replace(/^jq_rules\[(\d+)\]$/, 'summary[$1].expression'),
+        problem,
+      ]),
+    );
   }
 }
 

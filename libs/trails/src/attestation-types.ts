@@ -4,6 +4,22 @@ import { schemaFieldErrors } from '#des/platform';
 import type { AttestationContext, AttestationType } from './trail.events';
 
 const NAME = '^[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*$';
+const SHA256 = '^[0-9a-f]{64}$';
+
+/** The Kosli CLI's `--external-url name=url` and `--external-fingerprint name=sha256`: name → {href, fingerprint}. */
+export const EXTERNAL_URLS = {
+  type: 'object',
+  additionalProperties: {
+    type: 'object',
+    properties: {
+      href: { type: 'string', maxLength: 2048 },
+      url: { type: 'string', maxLength: 2048 },
+      fingerprint: { type: 'string', pattern: SHA256 },
+    },
+  },
+  description:
+    'name → {href, fingerprint}: links to evidence kept elsewhere, with the sha256 of what they link to',
+};
 const common = {
   attestation_name: {
     type: 'string',
@@ -14,7 +30,7 @@ const common = {
   description: { type: 'string', maxLength: 5000 },
   artifact_fingerprint: {
     type: 'string',
-    pattern: '^[0-9a-f]{64}$',
+    pattern: SHA256,
     description: "The sha256 of one of the trail's artifacts the attestation is about",
   },
   target_artifacts: {
@@ -29,7 +45,7 @@ const common = {
   // What the Kosli CLI sends beside every attestation.
   git_commit_info: { type: 'object' },
   repo_info: { type: 'object' },
-  external_urls: { type: 'object' },
+  external_urls: EXTERNAL_URLS,
   annotations: { type: 'object', additionalProperties: { type: 'string' } },
 };
 
@@ -102,8 +118,11 @@ const TYPES: Record<
   },
   pull_request: {
     properties: {
+      // Which provider the Kosli CLI asked (github, gitlab, bitbucket, azure).
+      git_provider: { type: 'string', maxLength: 64 },
+      // null: the CLI found none.
       pull_requests: {
-        type: 'array',
+        type: ['array', 'null'],
         items: {
           type: 'object',
           required: ['url'],
@@ -117,7 +136,7 @@ const TYPES: Record<
       },
     },
     required: ['pull_requests'],
-    compliant: (b) => (b.pull_requests as unknown[]).length > 0,
+    compliant: (b) => ((b.pull_requests as unknown[] | null) ?? []).length > 0,
   },
   custom: {
     properties: {
@@ -130,22 +149,94 @@ const TYPES: Record<
   },
   jira: {
     properties: {
+      // The Kosli CLI sends issue_id, issue_url, issue_exists and issue_fields; the spec's form names issue_key.
       jira_results: {
         type: 'array',
-        minItems: 1,
         items: {
           type: 'object',
-          required: ['issue_key', 'issue_exists'],
+          required: ['issue_exists'],
+          anyOf: [{ required: ['issue_key'] }, { required: ['issue_id'] }],
           properties: {
             issue_key: { type: 'string' },
+            issue_id: { type: 'string' },
+            issue_url: { type: 'string' },
             issue_exists: { type: 'boolean' },
             summary: { type: 'string' },
+            issue_fields: { type: 'object' },
           },
         },
       },
     },
     required: ['jira_results'],
-    compliant: (b) => (b.jira_results as { issue_exists: boolean }[]).every((i) => i.issue_exists),
+    // At least one issue referenced, and every one found.
+    compliant: (b) => {
+      const issues = b.jira_results as { issue_exists: boolean }[];
+      return issues.length > 0 && issues.every((i) => i.issue_exists);
+    },
+  },
+  sonar: {
+    properties: {
+      // What the Kosli CLI reads of a SonarQube analysis (camelCase, as Sonar names it).
+      sonar_results: {
+        type: 'object',
+        properties: {
+          serverUrl: { type: 'string' },
+          taskId: { type: 'string' },
+          status: { type: 'string' },
+          analysedAt: { type: 'string' },
+          revision: { type: 'string' },
+          project: { type: 'object' },
+          branch: { type: 'object' },
+          pullRequest: { type: 'string' },
+          qualityGate: {
+            type: 'object',
+            properties: {
+              status: { type: 'string' },
+              conditions: { type: ['array', 'null'], items: { type: 'object' } },
+            },
+          },
+        },
+      },
+    },
+    required: ['sonar_results'],
+    // Compliant when the analysis passed its quality gate.
+    compliant: (b) => (b.sonar_results as { qualityGate?: { status?: string } }).qualityGate?.status === 'OK',
+  },
+  system: {
+    properties: {
+      // The kind of system attestation: a decision about a control is the one there is.
+      type_name: { type: 'string', enum: ['decision'] },
+      control: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 256,
+        description: 'The identifier of the control decided on (e.g. RCTL-043)',
+      },
+      attestation_data: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['is_compliant'],
+        properties: { is_compliant: { type: 'boolean' } },
+      },
+    },
+    required: ['type_name', 'control', 'attestation_data'],
+    compliant: (b) => (b.attestation_data as { is_compliant: boolean }).is_compliant,
+  },
+  override: {
+    properties: {
+      reason: { type: 'string', minLength: 1, maxLength: 5000 },
+      new_compliance_status: { type: 'boolean' },
+      original_attestation_type: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 128,
+        description:
+          'The type of the attestation overridden (generic, junit, snyk, pull_request, jira, custom, …)',
+      },
+    },
+    required: ['reason', 'new_compliance_status', 'original_attestation_type'],
+    // The overriding status itself (how it replaces the overridden one: attestation-slots.ts).
+    compliant: (b) => b.new_compliance_status as boolean,
   },
 };
 
@@ -179,7 +270,8 @@ export const ATTESTATION_BODY_SCHEMAS = Object.fromEntries(
   ]),
 ) as Record<AttestationType, Record<string, unknown>>;
 
-const ajv = new Ajv({ allErrors: true });
+// verbose: a message can name the value refused.
+const ajv = new Ajv({ allErrors: true, verbose: true });
 const validators = Object.fromEntries(
   Object.entries(ATTESTATION_BODY_SCHEMAS).map(([type, schema]) => [type, ajv.compile<Body>(schema)]),
 ) as Record<AttestationType, ReturnType<typeof ajv.compile<Body>>>;
@@ -203,8 +295,12 @@ export function parseAttestation(
 ): ParsedAttestation | { errors: Record<string, string> } {
   const validate = validators[type];
   if (!validate(body)) {
-    const message = (e: { keyword: string }) =>
-      e.keyword === 'false schema' ? 'give artifact_fingerprint or target_artifacts, not both' : undefined;
+    const message = (e: { keyword: string; instancePath: string; data?: unknown }) =>
+      e.keyword === 'false schema'
+        ? 'give artifact_fingerprint or target_artifacts, not both'
+        : e.keyword === 'pattern' && e.instancePath.endsWith('/fingerprint')
+          ? `'${String(e.data)}' is not a sha256 fingerprint (64 lowercase hex digits)`
+          : undefined;
     return { errors: schemaFieldErrors(validate.errors, { message }) };
   }
   const valid = body as Body;

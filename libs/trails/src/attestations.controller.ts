@@ -28,7 +28,6 @@ import { TrailReads } from './trail-reads';
 import { ATTESTATION_TYPES, AttachmentRef, AttestationType } from './trail.events';
 import { AttestationCreatedView } from './trails.dto';
 
-/** Each type's operation in the OpenAPI document: its id, summary and body. */
 /** Each type's operation in the OpenAPI document: its id, summary and an example body. */
 const PER_TYPE: Record<AttestationType, { id: string; summary: string; example: Record<string, unknown> }> = {
   generic: {
@@ -71,6 +70,35 @@ const PER_TYPE: Record<AttestationType, { id: string; summary: string; example: 
     summary:
       "Record an attestation of a custom type (compliant when its data meets the type's schema and rules)",
     example: { attestation_name: 'coverage', type_name: 'coverage', attestation_data: { lines: 0.91 } },
+  },
+  sonar: {
+    id: 'Sonar',
+    summary: 'Record a SonarQube analysis (compliant when it passed its quality gate)',
+    example: {
+      attestation_name: 'sonar',
+      sonar_results: { status: 'SUCCESS', revision: 'abc123', qualityGate: { status: 'OK', conditions: [] } },
+    },
+  },
+  system: {
+    id: 'Decision',
+    summary: 'Record a compliance decision about a control (compliant as decided)',
+    example: {
+      attestation_name: 'change-approval',
+      type_name: 'decision',
+      control: 'RCTL-043',
+      attestation_data: { is_compliant: true },
+    },
+  },
+  override: {
+    id: 'Override',
+    summary:
+      'Override the compliance of the attestation of the same name (the override keeps what it overrode)',
+    example: {
+      attestation_name: 'unit-tests',
+      reason: 'flaky test, re-run by hand',
+      new_compliance_status: true,
+      original_attestation_type: 'junit',
+    },
   },
 };
 
@@ -153,7 +181,7 @@ export class AttestationsController {
         org,
         flow,
         trail,
-        { kind: 'report_attestation', attestation, targets: parsed.targets },
+        { kind: 'report_attestation', attestation, targets: parsed.targets, org },
         requestMetadata(req),
       ),
     );
@@ -176,7 +204,8 @@ export class AttestationsController {
   private async custom(org: string, evidence: Record<string, unknown>) {
     const typeName = evidence.type_name as string;
     const type = await attestationTypeNamed(docReads(this.reads), org, typeName);
-    if (!type) throw new ApiError(404, 'Custom attestation type not found');
+    if (!type)
+      throw new ApiError(404, `Custom attestation type '${typeName}' does not exist for org '${org}'`);
     if (type.archived) {
       throw new ApiError(400, `Custom attestation type '${typeName}' is archived`, {
         type_name: `'${typeName}' is archived and takes no new attestations`,
@@ -190,7 +219,13 @@ export class AttestationsController {
     );
     return {
       compliant: verdict.compliant,
-      evidence: { ...evidence, schema_errors: verdict.schema_errors, rule_results: verdict.rule_results },
+      evidence: {
+        ...evidence,
+        // The version of the type that judged it (its latest when it was made).
+        type_version: (type.versions as unknown[] | undefined)?.length ?? 1,
+        schema_errors: verdict.schema_errors,
+        rule_results: verdict.rule_results,
+      },
     };
   }
 }

@@ -83,13 +83,36 @@ export function evidenceSummary(a: AttestationView): string[] {
     case 'jira': {
       const issues = (e.jira_results ?? []) as Record<string, unknown>[];
       lines.push(
-        issues.map((i) => `${String(i.issue_key)}${i.issue_exists ? '' : ' (not found)'}`).join(', '),
+        issues.length
+          ? issues
+              .map((i) => `${String(i.issue_key ?? i.issue_id)}${i.issue_exists ? '' : ' (not found)'}`)
+              .join(', ')
+          : 'no issue referenced',
       );
       break;
     }
     case 'custom':
       lines.push(`custom type ${String(e.type_name ?? '')}`);
       break;
+    case 'sonar': {
+      const results = (e.sonar_results ?? {}) as { qualityGate?: { status?: string }; revision?: string };
+      lines.push(`quality gate ${results.qualityGate?.status ?? 'not reported'}`);
+      break;
+    }
+    case 'system':
+      lines.push(
+        `decision on control ${String(e.control ?? '')}: ${a.compliant ? 'compliant' : 'non-compliant'}`,
+      );
+      break;
+    case 'override': {
+      const was = a.overridden;
+      lines.push(
+        `overrides ${String(e.original_attestation_type ?? '')}` +
+          (was ? ` (was ${was.compliant ? 'compliant' : 'non-compliant'})` : ' (none attested)') +
+          `: ${String(e.reason ?? '')}`,
+      );
+      break;
+    }
     case 'generic':
       break;
   }

@@ -21,6 +21,8 @@ export type TrailCommand =
       attestation: AttestationData;
       /** Artifacts of the trail to attest, by template reference name or fingerprint (instead of one fingerprint). */
       targets?: string[];
+      /** The trail's organization, named when an artifact is not found. */
+      org?: string;
     }
   /** From the environments' provenance reaction: what each new snapshot started and stopped running. */
   | { kind: 'record_running'; moves: RunningMove[] };
@@ -93,9 +95,13 @@ export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
         if (!state.exists) throw new DomainError('not_found', 'Trail not found');
         const fingerprint = command.attestation.artifact_fingerprint;
         if (fingerprint && !state.artifacts[fingerprint]) {
-          throw new DomainError('not_found', 'Artifact not found in trail', {
-            artifact_fingerprint: `no artifact ${fingerprint} was reported in this trail`,
-          });
+          // Kosli's words, which its CLI prints.
+          const { name, flow } = state.trail ?? { name: '', flow: '' };
+          throw new DomainError(
+            'not_found',
+            `Artifact with fingerprint ${fingerprint} does not exist in trail "${name}" of flow "${flow}"` +
+              (command.org ? ` belonging to organization "${command.org}"` : ''),
+          );
         }
         if (!command.targets?.length) return [{ type: 'attestation_reported', data: command.attestation }];
         const artifacts = Object.values(state.artifacts);

@@ -54,7 +54,20 @@ export type AttestationContext = {
   attachments?: AttachmentRef[];
 };
 
-export const ATTESTATION_TYPES = ['generic', 'junit', 'snyk', 'pull_request', 'jira', 'custom'] as const;
+export const ATTESTATION_TYPES = [
+  'generic',
+  'junit',
+  'snyk',
+  'pull_request',
+  'jira',
+  'custom',
+  // A SonarQube analysis with its quality gate (the Kosli CLI's `attest sonar`).
+  'sonar',
+  // A compliance decision about a control (the Kosli CLI's `attest decision`).
+  'system',
+  // A manual override of the compliance of the attestation of the same name.
+  'override',
+] as const;
 export type AttestationType = (typeof ATTESTATION_TYPES)[number];
 
 export type AttestationData = {
@@ -69,6 +82,13 @@ export type AttestationData = {
   /** The type's own evidence (junit results, snyk results, pull requests, jira issues). */
   evidence: Record<string, unknown>;
 } & AttestationContext;
+
+/** What an `override` attestation carries in its evidence. */
+export type OverrideEvidence = {
+  reason: string;
+  new_compliance_status: boolean;
+  original_attestation_type: string;
+};
 
 /** Where a trail's artifact runs: appended by the provenance reaction from environment snapshots. */
 export type RunningData = {

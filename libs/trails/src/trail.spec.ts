@@ -35,10 +35,11 @@ describe('trail decider', () => {
       .when(attest(attestation('x', true)))
       .thenError('not_found', 'Trail not found');
     given(begun)
-      .when(attest(attestation('x', true, fp)))
-      .thenError('not_found', 'Artifact not found in trail', {
-        artifact_fingerprint: `no artifact ${fp} was reported in this trail`,
-      });
+      .when({ ...attest(attestation('x', true, fp)), org: 'acme' } as TrailCommand)
+      .thenError(
+        'not_found',
+        `Artifact with fingerprint ${fp} does not exist in trail "main-1" of flow "backend" belonging to organization "acme"`,
+      );
   });
 
   it('begins the trail an artifact is reported to when it has not begun, then reports an artifact only when it changed', () => {
@@ -206,6 +207,64 @@ describe('trail view and compliance', () => {
     );
   });
 
+  it('an override replaces the compliance of the attestation of its name, on the trail and on an artifact', () => {
+    const override = (name: string, status: boolean, artifact: string | null = null): TrailEvent => ({
+      type: 'attestation_reported',
+      data: {
+        ...attestation(`${name}-override`, status, artifact),
+        name,
+        type: 'override',
+        evidence: {
+          reason: 'checked by hand',
+          new_compliance_status: status,
+          original_attestation_type: 'generic',
+        },
+      },
+    });
+    const failing = [
+      begun,
+      artifact,
+      { type: 'attestation_reported', data: attestation('tests', false) },
+      { type: 'attestation_reported', data: attestation('scan', false, fp) },
+    ] as TrailEvent[];
+    assert.deepEqual(trailCompliance(view(failing), template).failing, ['tests', 'artifact/backend/scan']);
+    const overridden = view([...failing, override('tests', true), override('scan', true, fp)]);
+    assert.equal(trailCompliance(overridden, template).status, 'COMPLIANT');
+    assert.deepEqual(overridden.attestations.tests.overridden, {
+      id: 'tests',
+      type: 'generic',
+      compliant: false,
+      reported_at: 3,
+    });
+    // One the template requires, never attested: the override stands for it.
+    const standIn = view([begun, artifact, override('tests', true), override('scan', false, fp)]);
+    assert.deepEqual(trailCompliance(standIn, template), {
+      status: 'NON-COMPLIANT',
+      missing: [],
+      failing: ['artifact/backend/scan'],
+    });
+    assert.equal(standIn.artifacts[0].attestations.scan.overridden, null);
+  });
+
+  it('a decision (system attestation) is compliant as decided', () => {
+    const decided = (is_compliant: boolean) =>
+      parseAttestation('system', {
+        attestation_name: 'approval',
+        type_name: 'decision',
+        control: 'RCTL-043',
+        attestation_data: { is_compliant },
+      });
+    assert.equal((decided(true) as { compliant: boolean }).compliant, true);
+    assert.equal((decided(false) as { compliant: boolean }).compliant, false);
+    assert.deepEqual(
+      Object.keys(
+        (parseAttestation('system', { attestation_name: 'a', type_name: 'other' }) as { errors: object })
+          .errors,
+      ).sort(),
+      ['attestation_data', 'control', 'type_name'],
+    );
+  });
+
   it('without a template, follows the attestations made', () => {
     assert.equal(trailCompliance(view([begun]), null).status, 'INCOMPLETE');
     assert.equal(
@@ -246,6 +305,17 @@ describe('attestation types', () => {
       }),
       false,
     );
+    // As the Kosli CLI sends them: issue_id and issue_url, no issue_key; none referenced is not compliant.
+    const cliIssue = { issue_id: 'SHOP-7', issue_url: 'https://jira/browse/SHOP-7', issue_exists: true };
+    assert.equal(ok('jira', { jira_results: [cliIssue] }), true);
+    assert.equal(ok('jira', { jira_results: [] }), false);
+    assert.equal(ok('pull_request', { git_provider: 'gitlab', pull_requests: null }), false);
+    assert.equal(ok('sonar', { sonar_results: { status: 'SUCCESS', qualityGate: { status: 'OK' } } }), true);
+    assert.equal(
+      ok('sonar', { sonar_results: { status: 'SUCCESS', qualityGate: { status: 'ERROR' } } }),
+      false,
+    );
+    assert.equal(ok('sonar', { sonar_results: { status: 'SUCCESS' } }), false);
   });
   it('names each bad field', () => {
     const r = parseAttestation('junit', {

@@ -1,11 +1,14 @@
 import { microsToSeconds } from '#des/event-store';
 import type { FlowTemplate } from '#des/flows';
+import { attestationInSlot, type OverriddenAttestation } from './attestation-slots';
 import type { ArtifactData, AttestationData, TrailData, TrailEvent } from './trail.events';
 import { complianceStatuses, type ComplianceStatuses } from './compliance-statuses';
 
 export interface AttestationView extends Omit<AttestationData, 'artifact_fingerprint'> {
   artifact_fingerprint?: string;
   reported_at: number;
+  /** Overrides only: the attestation whose compliance it replaced (null: none was made). */
+  overridden?: OverriddenAttestation | null;
 }
 
 export interface RunningPlace {
@@ -89,7 +92,10 @@ function evolveKnownTrail(view: TrailView, event: TrailEvent, at: number): Trail
         return {
           ...view,
           last_modified_at: at,
-          attestations: { ...view.attestations, [event.data.name]: attestation },
+          attestations: {
+            ...view.attestations,
+            [event.data.name]: attestationInSlot(view.attestations[event.data.name], attestation),
+          },
         };
       }
       return {
@@ -101,7 +107,10 @@ function evolveKnownTrail(view: TrailView, event: TrailEvent, at: number): Trail
                 ...a,
                 attestations: {
                   ...a.attestations,
-                  [event.data.name]: { ...attestation, artifact_fingerprint },
+                  [event.data.name]: attestationInSlot(a.attestations[event.data.name], {
+                    ...attestation,
+                    artifact_fingerprint,
+                  }),
                 },
               }
             : a,

@@ -1,8 +1,9 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { PageQuery } from '#des/platform';
+import { AtQuery, PageQuery } from '#des/platform';
 import type { TimelineEntry } from './trail-timeline';
 import { ComplianceView, KosliTrailEventView, TrailComplianceView } from './compliance-statuses.dto';
+import type { OverriddenAttestation } from './attestation-slots';
 import {
   ATTESTATION_TYPES,
   type AttachmentRef,
@@ -28,6 +29,7 @@ import {
   IsString,
   Matches,
   MaxLength,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 
@@ -77,6 +79,30 @@ const externalUrls = () =>
     additionalProperties: true,
     description: 'name → {url, fingerprint}',
   });
+
+/** Each link's fingerprint, when given, is a sha256 (the message names the value refused). */
+const IsExternalUrls = () =>
+  ValidateBy({
+    name: 'externalUrls',
+    validator: {
+      validate: (value: unknown) => externalFingerprintProblem(value) === null,
+      defaultMessage: (args) => externalFingerprintProblem(args?.value) ?? 'external_urls is invalid',
+    },
+  });
+
+function externalFingerprintProblem(value: unknown): string | null {
+  if (!value || typeof value !== 'object') return null;
+  for (const [name, link] of Object.entries(value as Record<string, unknown>)) {
+    const fingerprint = (link as { fingerprint?: unknown } | null)?.fingerprint;
+    if (
+      fingerprint !== undefined &&
+      (typeof fingerprint !== 'string' || !/^[0-9a-f]{64}$/.test(fingerprint))
+    ) {
+      return `external_urls.${name}.fingerprint '${String(fingerprint)}' is not a sha256 fingerprint (64 lowercase hex digits)`;
+    }
+  }
+  return null;
+}
 
 export class PutTrailDto {
   @ApiProperty({ pattern: TRAIL_NAME.source, maxLength: 256 })
@@ -160,7 +186,7 @@ export class ReportArtifactDto {
 
   // What the Kosli CLI sends beside every artifact.
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(2048) repo_url?: string;
-  @externalUrls() @IsOptional() @IsObject() external_urls?: Record<string, unknown>;
+  @externalUrls() @IsOptional() @IsObject() @IsExternalUrls() external_urls?: Record<string, unknown>;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
   @IsOptional()
   @IsObject()
@@ -198,6 +224,14 @@ export class AttachmentRefView implements AttachmentRef {
   @ApiProperty({ description: 'Bytes' }) size!: number;
 }
 
+/** What an override keeps of the attestation it overrode. */
+export class OverriddenAttestationView implements OverriddenAttestation {
+  @ApiProperty() id!: string;
+  @ApiProperty({ enum: ATTESTATION_TYPES }) type!: AttestationType;
+  @ApiProperty({ description: 'Its own compliance, before the override' }) compliant!: boolean;
+  @ApiProperty({ description: 'UNIX seconds' }) reported_at!: number;
+}
+
 /** An attestation's fields, as recorded (without when). */
 export class AttestationFields implements Omit<AttestationView, 'reported_at'> {
   @ApiProperty() id!: string;
@@ -228,6 +262,13 @@ export class AttestationFields implements Omit<AttestationView, 'reported_at'> {
   annotations?: Record<string, string>;
   @ApiPropertyOptional({ type: [AttachmentRefView], description: 'Files sent with it, kept by content' })
   attachments?: AttachmentRefView[];
+  @ApiPropertyOptional({
+    type: OverriddenAttestationView,
+    nullable: true,
+    description:
+      'Overrides only (as the trail shows them): the attestation whose compliance it replaced; null when none was made',
+  })
+  overridden?: OverriddenAttestationView | null;
 }
 
 /** An attestation on a trail or an artifact, as the trail shows it. */
@@ -396,4 +437,47 @@ export class TrailEventsPage {
   @ApiProperty() total_pages!: number;
   @ApiProperty() total_count!: number;
   @ApiProperty({ type: TimelineLinks }) _links!: TimelineLinks;
+}
+
+/**
+ * One attestation as `kosli get attestation` and `kosli evaluate` read it
+ * (Kosli's field names), with the type's own evidence fields beside them.
+ */
+export class RecordedAttestationView {
+  @ApiProperty() attestation_id!: string;
+  @ApiProperty() attestation_name!: string;
+  @ApiProperty({ enum: ATTESTATION_TYPES }) attestation_type!: AttestationType;
+  @ApiProperty({ description: 'Its compliance as recorded (an override: its new status)' })
+  is_compliant!: boolean;
+  @ApiPropertyOptional({ description: 'The artifact attested (sha256); absent for a trail attestation' })
+  artifact_fingerprint?: string;
+  @ApiProperty({ description: 'When it was recorded; UNIX seconds' }) created_at!: number;
+  @ApiProperty() flow_name!: string;
+  @ApiProperty() trail_name!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ type: String, nullable: true }) origin_url!: string | null;
+  @ApiProperty(SENT_OBJECT) user_data!: Record<string, unknown>;
+  @ApiProperty({ ...SENT_OBJECT, description: "The type's own evidence (also spread beside these fields)" })
+  evidence!: Record<string, unknown>;
+  @ApiPropertyOptional(SENT_OBJECT) git_commit_info?: GitCommitInfo;
+  @ApiPropertyOptional(SENT_OBJECT) repo_info?: RepoInfo;
+  @ApiPropertyOptional({ ...SENT_OBJECT, description: 'name → {href, fingerprint}' })
+  external_urls?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  annotations?: Record<string, string>;
+  @ApiPropertyOptional({ type: [AttachmentRefView] }) attachments?: AttachmentRefView[];
+  @ApiProperty({ description: "The trail's page in the workspace" }) html_url!: string;
+}
+
+/** `GET /attestations/{org}?attestation_id=`: the attestation in a list (empty when there is none). */
+export class RecordedAttestationsPage {
+  @ApiProperty({ type: [RecordedAttestationView] }) data!: RecordedAttestationView[];
+}
+
+/** `?attestation_id=` (and `?at=`). */
+export class AttestationByIdQuery extends AtQuery {
+  @ApiProperty({ description: 'The id of an attestation (as its trail shows it)' })
+  @IsString()
+  @MaxLength(512)
+  attestation_id!: string;
 }

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import type { ServiceFeature } from '#des/platform';
 import { AttestationsController } from './attestations.controller';
+import { AttestationReadsController } from './attestation-reads.controller';
+import { attestationsProjection } from './attestations.projection';
 import { TrailArtifactsController } from './trail-artifacts.controller';
 import { TrailAttachmentsController } from './trail-attachments.controller';
 import { TrailAuditController } from './trail-audit.controller';
@@ -29,6 +31,7 @@ export class TrailReportsModule {}
     TrailsController,
     TrailArtifactsController,
     AttestationsController,
+    AttestationReadsController,
     TrailAuditController,
     TrailAttachmentsController,
     TrailBundleController,
@@ -36,4 +39,7 @@ export class TrailReportsModule {}
 })
 export class TrailsModule {}
 
-export const trailsFeature: ServiceFeature = { module: TrailsModule, projections: [trailsProjection] };
+export const trailsFeature: ServiceFeature = {
+  module: TrailsModule,
+  projections: [trailsProjection, attestationsProjection],
+};
