@@ -242,6 +242,17 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         between.body.map((r: Record<string, unknown>) => r.snapshot_index),
         [1],
       );
+      // `--start`/`--end`: a snapshot number, one before the latest, or an instant (NOW, a time ago).
+      const indexes = async (query: string) =>
+        (await t.http.get(`/api/v2/environments/demo/prod/events?${query}`).expect(200)).body.map(
+          (r: Record<string, unknown>) => r.snapshot_index,
+        );
+      assert.deepEqual(await indexes('start=2&page=1&per_page=15'), [2, 2]);
+      assert.deepEqual(await indexes('end=~1&page=1&per_page=15'), [1]);
+      assert.deepEqual(await indexes('start=1hour&end=NOW&page=1&per_page=15'), [2, 2, 1]);
+      assert.deepEqual(await indexes('end=1hour&page=1&per_page=15'), []);
+      const bad = await t.http.get('/api/v2/environments/demo/prod/events?start=yesterday').expect(400);
+      assert.match(bad.body.errors.start, /^start is a snapshot number N/);
     });
 
     it('list snapshots: newest first, with from, to (0: in force), duration and compliant', async () => {

@@ -1,3 +1,4 @@
+import { eventsBound } from './events-bounds';
 import { applyDecorators, Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBasicAuth,
@@ -674,6 +675,13 @@ function listOrder(query: ListEnvironmentsQuery): (a: Doc, b: Doc) => number {
   return (a, b) => direction * (compare(a[field], b[field]) || compare(a.name, b.name));
 }
 
+/** Narrows a range (`$gte`/`$lte`) from one side. */
+function narrowed(range: { $gte?: number; $lte?: number } | undefined, side: '$gte' | '$lte', value: number) {
+  const next = { ...(range ?? {}) };
+  next[side] = side === '$gte' ? Math.max(next[side] ?? value, value) : Math.min(next[side] ?? value, value);
+  return next;
+}
+
 /** The audit log's filter, with the Kosli CLI's names for its bounds and repositories, and its snapshot interval. */
 function eventsFilter(org: string, env: string, query: EnvironmentEventsQuery, latest: number) {
   const repos = [query.repo_names, ...[query.repo_name ?? []].flat()].filter((r): r is string => !!r);
@@ -683,9 +691,22 @@ function eventsFilter(org: string, env: string, query: EnvironmentEventsQuery, l
     to_timestamp: query.to_timestamp ?? query.end_ts,
     repo_names: repos.length ? repos.join(',') : undefined,
   });
+  let snapshots: { $gte?: number; $lte?: number } = {};
   if (query.interval) {
     const { from, to } = snapshotInterval(query.interval, latest);
-    filter.snapshot_index = { $gte: from, $lte: to };
+    snapshots = { $gte: from, $lte: to };
   }
+  // `--start`/`--end`: each a snapshot or an instant, narrowing what the rest selects.
+  const now = Date.now() / 1000;
+  for (const [text, side] of [
+    [query.start, '$gte'],
+    [query.end, '$lte'],
+  ] as const) {
+    if (!text) continue;
+    const bound = eventsBound(text, latest, now);
+    if ('snapshot' in bound) snapshots = narrowed(snapshots, side, bound.snapshot);
+    else filter.timestamp = narrowed(filter.timestamp as { $gte?: number; $lte?: number }, side, bound.at);
+  }
+  if (Object.keys(snapshots).length) filter.snapshot_index = snapshots;
   return filter;
 }

@@ -1,3 +1,4 @@
+import { EVENTS_BOUND, EVENTS_BOUND_MESSAGE } from './events-bounds';
 import { AtQuery, IsInstant, IsPageNumber, IsPerPage, PageQuery } from '#des/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { JSONSchema } from 'class-validator-jsonschema';
@@ -259,6 +260,20 @@ export class EnvironmentEventsQuery extends AuditLogQuery {
   @IsOptional()
   @IsIn(['true', 'false'])
   reverse?: string;
+
+  @ApiPropertyOptional({
+    description: 'From a snapshot (`N`, `~N`) or an instant (`NOW`, a time ago: `1hour`, `2days`)',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(EVENTS_BOUND, { message: `start ${EVENTS_BOUND_MESSAGE}` })
+  start?: string;
+
+  @ApiPropertyOptional({ description: 'Until a snapshot (`N`, `~N`) or an instant (`NOW`, `1hour` ago …)' })
+  @IsOptional()
+  @IsString()
+  @Matches(EVENTS_BOUND, { message: `end ${EVENTS_BOUND_MESSAGE}` })
+  end?: string;
 
   @IsOptional()
   @IsInstant('start_ts', "Lower bound (the CLI's name for from_timestamp)")

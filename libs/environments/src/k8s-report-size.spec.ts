@@ -103,7 +103,10 @@ describe('snapshotBytesAtLeast', () => {
   it("counts the separators between `artifacts` items only (not those of a pod's own arrays or other keys)", () => {
     const scan = new SnapshotSizeScan();
     scan.write(
-      text({ other: [1, 2, 3], artifacts: [{ podName: 'a', owners: [1, 2] }, 'x', 3, [4, 5], { namespace: ',' }] }),
+      text({
+        other: [1, 2, 3],
+        artifacts: [{ podName: 'a', owners: [1, 2] }, 'x', 3, [4, 5], { namespace: ',' }],
+      }),
     );
     assert.equal(scan.separators, 4);
     const empty = new SnapshotSizeScan();

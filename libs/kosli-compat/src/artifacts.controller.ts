@@ -22,6 +22,7 @@ import {
   latestCommitInFlow,
   type RunningData,
 } from '#des/trails';
+import { artifactHistory } from './artifact-history';
 import { provenanceOfReport } from './artifact-provenance';
 import { KosliArtifact, KosliLatestCommit, KosliSearchResult } from './kosli.dto';
 
@@ -222,7 +223,7 @@ export class ArtifactsController {
       created_at: doc.reported_at as number,
       running: where(inTrail?.running as RunningData[] | undefined),
       exited: where(inTrail?.exited as RunningData[] | undefined),
-      history: [],
+      history: inTrail ? artifactHistory(inTrail) : [],
     };
   }
 }

@@ -14,6 +14,12 @@ export class KosliRunningPlace {
   @ApiProperty() snapshot_index!: number;
 }
 
+/** One line of an artifact's history, as `kosli get artifact` prints it. */
+export class KosliHistoryEntry {
+  @ApiProperty({ description: '`cli reported`, `started running in prod#3` …' }) event!: string;
+  @ApiProperty({ description: 'UNIX seconds' }) timestamp!: number;
+}
+
 /** What `kosli report artifact` lists the commits since. */
 export class KosliLatestCommit {
   @ApiProperty({
@@ -45,11 +51,10 @@ export class KosliArtifact {
   @ApiProperty({ type: [KosliRunningPlace], description: 'Where it runs now' }) running!: KosliRunningPlace[];
   @ApiProperty({ type: [KosliRunningPlace], description: 'Where it ran' }) exited!: KosliRunningPlace[];
   @ApiProperty({
-    type: 'array',
-    items: { type: 'object', additionalProperties: true },
-    description: 'Always empty',
+    type: [KosliHistoryEntry],
+    description: 'From its trail, oldest first: reported, attested, started running, exited',
   })
-  history!: Record<string, unknown>[];
+  history!: KosliHistoryEntry[];
 }
 
 /** A search hit: the artifact, with the names the CLI's `search` reads. */

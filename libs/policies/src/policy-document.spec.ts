@@ -35,7 +35,7 @@ describe('environment policy documents', () => {
       'artifacts.provenance.required': 'must be boolean',
       'artifacts.attestations[0].name': 'is required',
       'artifacts.attestations[0].type':
-        'must be *, generic, junit, snyk, pull_request, jira or custom:<type name>',
+        'must be *, generic, junit, snyk, pull_request, jira, sonar, decision or custom:<type name>',
     });
   });
 

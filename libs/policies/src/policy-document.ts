@@ -43,7 +43,8 @@ const requirement = {
   properties: { required: { type: 'boolean' }, exceptions },
 };
 /** `*` (any), a built-in type, or `custom:<custom attestation type>`. */
-const ATTESTATION_TYPE = '^(\\*|generic|junit|snyk|pull_request|jira|custom:[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*)$';
+const ATTESTATION_TYPE =
+  '^(\\*|generic|junit|snyk|pull_request|jira|sonar|decision|custom:[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*)$';
 
 const schema = {
   type: 'object',
@@ -101,7 +102,7 @@ function describe(error: ErrorObject): [string, string] {
   if (error.keyword === 'pattern')
     return [
       fieldPath(error.instancePath),
-      'must be *, generic, junit, snyk, pull_request, jira or custom:<type name>',
+      'must be *, generic, junit, snyk, pull_request, jira, sonar, decision or custom:<type name>',
     ];
   return [fieldPath(error.instancePath) || 'policy', error.message ?? 'is invalid'];
 }
