@@ -3,6 +3,7 @@ import {
   allowlistOf,
   type ArtifactFacts,
   judgeArtifact,
+  policyAttestationType,
   latestPolicies,
   type NamedPolicy,
 } from '#des/policies';
@@ -95,13 +96,9 @@ async function trace(reads: DocReads, org: string, running: RunningArtifact[]): 
   return { running: traced, origins };
 }
 
-/** An attestation as a policy names its type: `custom:<name>`, and `decision` for a decision (`system` on the wire). */
-const policyType = (a: AttestationView) =>
-  a.type === 'custom' ? `custom:${String(a.evidence.type_name)}` : a.type === 'system' ? 'decision' : a.type;
-
 const attestationFacts = (a: AttestationView) => ({
   name: a.name,
-  type: policyType(a),
+  type: policyAttestationType(a),
   compliant: a.compliant,
 });
 

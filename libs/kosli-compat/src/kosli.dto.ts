@@ -120,23 +120,65 @@ export class KosliAssertedFlow {
   @ApiProperty({ type: KosliFlowComplianceStatus }) compliance_status!: KosliFlowComplianceStatus;
 }
 
-export const ASSERT_SCOPES = ['flow', 'environment'] as const;
+export const ASSERT_SCOPES = ['flow', 'environment', 'policy'] as const;
 
 /** `GET /asserts/{org}/fingerprint/{fingerprint}`. */
+/** Why a rule is not satisfied, in the Kosli server's terms. */
+export class KosliResolution {
+  @ApiProperty({
+    enum: [
+      'missing_provenance',
+      'non_compliant_in_trail',
+      'missing_attestation',
+      'non_compliant_attestation',
+    ],
+  })
+  type!:
+    'missing_provenance' | 'non_compliant_in_trail' | 'missing_attestation' | 'non_compliant_attestation';
+  @ApiProperty({ type: 'object', properties: { for_control: { type: 'string' } } })
+  context!: { for_control?: string };
+}
+
+export class KosliRule {
+  @ApiProperty({ enum: ['provenance', 'trail-compliance', 'attestation'] })
+  type!: 'provenance' | 'trail-compliance' | 'attestation';
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The rule as the policy states it',
+  })
+  definition!: Record<string, unknown>;
+}
+
+export class KosliRuleEvaluation {
+  @ApiProperty({ type: KosliRule }) rule!: KosliRule;
+  @ApiProperty({ description: 'Its `if` does not hold, or an exception does' }) ignored!: boolean;
+  @ApiProperty() satisfied!: boolean;
+  @ApiProperty({ type: [KosliResolution] }) resolutions!: KosliResolution[];
+  @ApiPropertyOptional({ description: 'Why not, in words' }) reason?: string;
+}
+
+/** One policy's verdict on the artifact, rule by rule. */
+export class KosliPolicyEvaluation {
+  @ApiProperty() policy_name!: string;
+  @ApiProperty({ enum: ['COMPLIANT', 'NON-COMPLIANT'] }) status!: 'COMPLIANT' | 'NON-COMPLIANT';
+  @ApiProperty({ type: [KosliRuleEvaluation] }) rule_evaluations!: KosliRuleEvaluation[];
+}
+
 export class KosliAssertion {
   @ApiProperty() compliant!: boolean;
   @ApiProperty({ enum: ASSERT_SCOPES }) scope!: (typeof ASSERT_SCOPES)[number];
   @ApiPropertyOptional({ description: 'The environment asked about (scope environment)' })
   environment?: string;
   @ApiProperty({
-    type: 'array',
-    items: { type: 'object', additionalProperties: true },
-    description: 'Always empty',
+    type: [KosliPolicyEvaluation],
+    description: 'Each judging policy, rule by rule; none in scope flow',
   })
-  policy_evaluations!: Record<string, unknown>[];
+  policy_evaluations!: KosliPolicyEvaluation[];
   @ApiProperty({ type: [KosliAssertedFlow] }) flows!: KosliAssertedFlow[];
   @ApiProperty({
-    description: 'In the workspace: the environment (scope environment), else the trail of the first flow',
+    description:
+      "The artifact's page (in the Kosli app's scheme, which the service redirects into the workspace)",
   })
   html_url!: string;
 }

@@ -18,8 +18,12 @@ const allowed = (description: string): AllowlistEvent => ({
 
 describe('allowlist decider', () => {
   it('allows an artifact once; again with another reason records the new reason', () => {
-    given().when(allow('hotfix')).then([allowed('hotfix')]);
+    given()
+      .when(allow('hotfix'))
+      .then([allowed('hotfix')]);
     given(allowed('hotfix')).when(allow('hotfix')).then([]);
-    given(allowed('hotfix')).when(allow('approved by the CAB')).then([allowed('approved by the CAB')]);
+    given(allowed('hotfix'))
+      .when(allow('approved by the CAB'))
+      .then([allowed('approved by the CAB')]);
   });
 });

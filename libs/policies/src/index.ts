@@ -3,7 +3,14 @@ export { policiesFeature } from './policies.module';
 export { policiesProjection } from './policies.projection';
 export { latestPolicies, policiesNamed, policiesOf, type PolicyDoc } from './policies.queries';
 export { readPolicy } from './policy-document';
-export { judgeArtifact, type ArtifactFacts, type NamedPolicy } from './policy-evaluation';
+export {
+  evaluatePolicy,
+  judgeArtifact,
+  policyAttestationType,
+  type ArtifactFacts,
+  type NamedPolicy,
+  type PolicyEvaluation,
+} from './policy-evaluation';
 export { parseExpression } from './policy-expression';
 export { ChangeAllowlist } from './allowlist.commands';
 export {

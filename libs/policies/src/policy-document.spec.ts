@@ -24,7 +24,7 @@ describe('environment policy documents', () => {
     const read = readPolicy(`artifacts:
   provenance: { required: "yes", extra: 1 }
   attestations:
-    - type: sonar
+    - type: teleport
   colour: red
 `);
     assert.ok('errors' in read);
