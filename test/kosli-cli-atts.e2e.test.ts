@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Response } from 'supertest';
 import { Mode, startApp, TestApp } from './support/app';
+import { replay as replayOne } from './support/kosli-replay';
 
 /**
  * The Kosli CLI's attestation commands against this service: decisions,
@@ -11,18 +9,6 @@ import { Mode, startApp, TestApp } from './support/app';
  * with summaries and versions. Each command's requests as the CLI sent them
  * (recorded with test/kosli-cli/record.mjs), replayed, then the effect checked.
  */
-const RECORDED = join(process.cwd(), 'test/kosli-cli/requests');
-
-interface Recorded {
-  method: string;
-  path: string;
-  content_type: string | null;
-  body_base64: string;
-}
-
-const recorded = (command: string): Recorded[] =>
-  JSON.parse(readFileSync(join(RECORDED, `${command}.json`), 'utf8')) as Recorded[];
-
 const FINGERPRINT = '5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03';
 
 /**
@@ -42,19 +28,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
   describe(`the Kosli CLI's attestation commands, replayed (${mode} mode)`, () => {
     let t: TestApp;
 
-    /** Sends a command's recorded requests (the last `only` of them when given); answers the last response. */
-    async function replay(command: string, only?: number): Promise<Response> {
-      let last: Response | undefined;
-      const requests = recorded(command);
-      for (const r of only ? requests.slice(-only) : requests) {
-        let req = t.http[r.method.toLowerCase() as 'get' | 'put' | 'post' | 'patch' | 'delete'](r.path);
-        const body = Buffer.from(r.body_base64, 'base64');
-        if (r.content_type) req = req.set('Content-Type', r.content_type);
-        const bytes = r.content_type?.startsWith('multipart/') ? body : body.toString('utf8');
-        last = body.length ? await req.send(bytes) : await req;
-      }
-      return last!;
-    }
+    const replay = (command: string, only?: number) => replayOne(t.http, command, only);
 
     const trail = async () => (await t.http.get('/api/v2/trails/demo/shop/t1').expect(200)).body;
 

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Response } from 'supertest';
 import { Mode, startApp, TestApp } from './support/app';
+import { recorded, replayAll } from './support/kosli-replay';
 
 /**
  * The Kosli CLI's environment commands against this service: `snapshot
@@ -12,33 +10,11 @@ import { Mode, startApp, TestApp } from './support/app';
  * `archive` and `rename environment`, each as the CLI sent it (recorded with
  * test/kosli-cli/record.mjs), replayed in order, the effect checked.
  */
-const RECORDED = join(process.cwd(), 'test/kosli-cli/requests');
-
-interface Recorded {
-  method: string;
-  path: string;
-  content_type: string | null;
-  body_base64: string;
-}
-
-const recorded = (command: string): Recorded[] =>
-  JSON.parse(readFileSync(join(RECORDED, `${command}.json`), 'utf8')) as Recorded[];
-
 for (const mode of ['embedded', 'server'] as Mode[]) {
   describe(`the Kosli CLI's environment commands, replayed (${mode} mode)`, () => {
     let t: TestApp;
 
-    /** Sends a command's recorded requests; answers every response. */
-    async function replay(command: string): Promise<Response[]> {
-      const answers: Response[] = [];
-      for (const r of recorded(command)) {
-        let req = t.http[r.method.toLowerCase() as 'get' | 'put' | 'patch'](r.path);
-        if (r.content_type) req = req.set('Content-Type', r.content_type);
-        const body = Buffer.from(r.body_base64, 'base64').toString('utf8');
-        answers.push(body.length ? await req.send(body) : await req);
-      }
-      return answers;
-    }
+    const replay = (command: string) => replayAll(t.http, command);
     const statuses = async (command: string) => (await replay(command)).map((r) => r.status);
     const latest = async (env: string) =>
       (await t.http.get(`/api/v2/environments/demo/${env}/snapshots/-1`).expect(200)).body;

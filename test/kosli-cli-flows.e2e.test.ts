@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Response } from 'supertest';
 import { Mode, startApp, TestApp } from './support/app';
+import { recorded, replay as replayOne } from './support/kosli-replay';
 import { eventually } from './support/processes';
 
 /**
@@ -12,18 +10,6 @@ import { eventually } from './support/processes';
  * test/kosli-cli/record.mjs), replayed, then the answer read as the CLI reads
  * it and the effect checked.
  */
-const RECORDED = join(process.cwd(), 'test/kosli-cli/requests');
-
-interface Recorded {
-  method: string;
-  path: string;
-  content_type: string | null;
-  body_base64: string;
-}
-
-const recorded = (command: string): Recorded[] =>
-  JSON.parse(readFileSync(join(RECORDED, `${command}.json`), 'utf8')) as Recorded[];
-
 /** The fingerprint `allow-artifact.json` allows. */
 const FINGERPRINT = '5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03';
 const UNKNOWN_TYPE =
@@ -42,17 +28,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
   describe(`the Kosli CLI's flow, control and allow-list commands, replayed (${mode} mode)`, () => {
     let t: TestApp;
 
-    async function replay(command: string): Promise<Response> {
-      let last: Response | undefined;
-      for (const r of recorded(command)) {
-        let req = t.http[r.method.toLowerCase() as 'get' | 'put' | 'post'](r.path);
-        const body = Buffer.from(r.body_base64, 'base64');
-        if (r.content_type) req = req.set('Content-Type', r.content_type);
-        const bytes = r.content_type?.startsWith('multipart/') ? body : body.toString('utf8');
-        last = body.length ? await req.send(bytes) : await req;
-      }
-      return last!;
-    }
+    const replay = (command: string) => replayOne(t.http, command);
 
     const flow = (name: string, at?: number) =>
       t.http.get(`/api/v2/flows/demo/${name}`).query(at === undefined ? {} : { at });

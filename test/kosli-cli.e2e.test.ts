@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Response } from 'supertest';
 import { AttachmentStore } from '#des/platform';
 import { Mode, startApp, TestApp } from './support/app';
+import { replay as replayOne } from './support/kosli-replay';
 
 /**
  * The Kosli CLI's core workflow against this service: each command's requests
@@ -13,18 +11,6 @@ import { Mode, startApp, TestApp } from './support/app';
  * multipart boundaries and all), replayed in order, then our answer read as
  * the CLI reads it and the effect checked.
  */
-const RECORDED = join(process.cwd(), 'test/kosli-cli/requests');
-
-interface Recorded {
-  method: string;
-  path: string;
-  content_type: string | null;
-  body_base64: string;
-}
-
-const recorded = (command: string): Recorded[] =>
-  JSON.parse(readFileSync(join(RECORDED, `${command}.json`), 'utf8')) as Recorded[];
-
 const FINGERPRINT = '5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03';
 
 /**
@@ -57,19 +43,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
   describe(`the Kosli CLI's workflow, replayed (${mode} mode)`, () => {
     let t: TestApp;
 
-    /** Sends a command's recorded requests; answers the last response. */
-    async function replay(command: string): Promise<Response> {
-      let last: Response | undefined;
-      for (const r of recorded(command)) {
-        let req = t.http[r.method.toLowerCase() as 'get' | 'put' | 'post' | 'patch' | 'delete'](r.path);
-        const body = Buffer.from(r.body_base64, 'base64');
-        if (r.content_type) req = req.set('Content-Type', r.content_type);
-        // A Buffer goes as it is; superagent would wrap one in JSON when the type is JSON, so JSON goes as its text.
-        const bytes = r.content_type?.startsWith('multipart/') ? body : body.toString('utf8');
-        last = body.length ? await req.send(bytes) : await req;
-      }
-      return last!;
-    }
+    const replay = (command: string) => replayOne(t.http, command);
 
     const trail = async () => (await t.http.get('/api/v2/trails/demo/shop/t1').expect(200)).body;
 
