@@ -10,7 +10,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
-import { tagsOf } from '#des/kernel';
+import { meetsTags, tagConditions, tagsOf } from '#des/kernel';
 import { ApiError, AtQuery, READ_STORE, ReadModelsAt, Requires, VALIDATION_FAILED } from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata, requireFeature } from '#des/accounts';
@@ -121,13 +121,8 @@ export class ControlsController {
       policies.filter((p) => (p.controls ?? []).includes(identifier as string)).map((p) => p.name);
     const archived = query.archived === 'true';
     const search = query.search?.toLowerCase();
-    const tagged = (doc: Doc) => {
-      const tags = tagsOf(doc.tags);
-      return (query.tag ?? []).every((t) => {
-        const at = t.indexOf(':');
-        return at < 0 ? t in tags : tags[t.slice(0, at)] === t.slice(at + 1);
-      });
-    };
+    const conditions = tagConditions(query.tag ?? []);
+    const tagged = (doc: Doc) => meetsTags(tagsOf(doc.tags), conditions);
     const controls = all
       .filter(
         (c) =>

@@ -31,7 +31,7 @@ import {
   Requires,
   VALIDATION_FAILED,
 } from '#des/platform';
-import { DomainError, tagsOf } from '#des/kernel';
+import { DomainError, meetsTags, tagConditions, tagsOf } from '#des/kernel';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
@@ -655,15 +655,9 @@ function listFilter(org: string, query: ListEnvironmentsQuery): Record<string, u
 
 /** The rest of the list's filter: a name substring, and every tag asked (`key` or `key:value`). */
 function listed(query: ListEnvironmentsQuery): (doc: Doc) => boolean {
-  const tags = [query.tag ?? []].flat().map((tag) => {
-    const colon = tag.indexOf(':');
-    return colon < 0 ? { key: tag } : { key: tag.slice(0, colon), value: tag.slice(colon + 1) };
-  });
-  return (doc) => {
-    if (query.name && !(doc.name as string).includes(query.name)) return false;
-    const own = tagsOf(doc.tags);
-    return tags.every(({ key, value }) => key in own && (value === undefined || own[key] === value));
-  };
+  const conditions = tagConditions([query.tag ?? []].flat());
+  return (doc) =>
+    (!query.name || (doc.name as string).includes(query.name)) && meetsTags(tagsOf(doc.tags), conditions);
 }
 
 /** `sort` (default name) in `sort_direction` (default asc), then the name; never-reported last when ascending. */

@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideTagChange, effectiveTagChange, storedTags, TAG_KEY, tagsOf, withTagChange } from './tags';
+import {
+  decideTagChange,
+  effectiveTagChange,
+  meetsTags,
+  storedTags,
+  storedTagsFilter,
+  TAG_KEY,
+  tagConditions,
+  tagsOf,
+  withTagChange,
+} from './tags';
 
 describe('tags', () => {
   const tags = { team: 'core', tier: '1' };
@@ -53,5 +63,28 @@ describe('tags', () => {
     assert.deepEqual(tagsOf(storedTags(dotted)), dotted);
     assert.deepEqual(tagsOf(undefined), {});
     assert.deepEqual(tagsOf({ legacy: 'object' }), { legacy: 'object' });
+  });
+});
+
+describe('tag conditions (?tag=)', () => {
+  it('reads key or key:value (the value may hold a colon) and checks every one', () => {
+    const conditions = tagConditions(['team', 'tier:1', 'url:http://x']);
+    assert.deepEqual(conditions, [
+      { key: 'team' },
+      { key: 'tier', value: '1' },
+      { key: 'url', value: 'http://x' },
+    ]);
+    assert.equal(meetsTags({ team: 'web', tier: '1', url: 'http://x' }, conditions), true);
+    assert.equal(meetsTags({ team: 'web', tier: '2', url: 'http://x' }, conditions), false);
+    assert.equal(meetsTags({ tier: '1', url: 'http://x' }, conditions), false);
+    assert.equal(meetsTags({}, []), true);
+  });
+
+  it('as a read-model filter on stored pairs: keys, and pairs in stored order', () => {
+    assert.deepEqual(storedTagsFilter(['team', 'tier:1']), {
+      'tags.key': { $all: ['team'] },
+      tags: { $all: [{ key: 'tier', value: '1' }] },
+    });
+    assert.deepEqual(storedTagsFilter([]), {});
   });
 });

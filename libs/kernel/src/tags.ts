@@ -58,19 +58,29 @@ export const tagsOf = (stored: unknown): Tags =>
     ? Object.fromEntries((stored as StoredTags).map(({ key, value }) => [key, value]))
     : ((stored as Tags | undefined) ?? {});
 
+/** A tag condition as lists take them (`?tag=`): `key` (the tag is there) or `key:value` (it has that value). */
+export type TagCondition = { key: string; value?: string };
+
+export const tagConditions = (conditions: string[]): TagCondition[] =>
+  conditions.map((condition) => {
+    const colon = condition.indexOf(':');
+    return colon < 0
+      ? { key: condition }
+      : { key: condition.slice(0, colon), value: condition.slice(colon + 1) };
+  });
+
+/** Whether `tags` meet every condition. */
+export const meetsTags = (tags: Tags, conditions: TagCondition[]): boolean =>
+  conditions.every(({ key, value }) => key in tags && (value === undefined || tags[key] === value));
+
 /**
- * A read-model filter for tag conditions as lists take them (`?tag=`): `key`
- * (the tag is there) or `key:value` (the tag has that value), every one to
- * hold. Tags are stored as key/value pairs (`StoredTags`).
+ * A read-model filter for tag conditions: every one to hold. Tags are stored
+ * as key/value pairs (`StoredTags`).
  */
 export function storedTagsFilter(conditions: string[]): Record<string, unknown> {
-  const keys: string[] = [];
-  const pairs: { key: string; value: string }[] = [];
-  for (const condition of conditions) {
-    const colon = condition.indexOf(':');
-    if (colon < 0) keys.push(condition);
-    else pairs.push({ key: condition.slice(0, colon), value: condition.slice(colon + 1) });
-  }
+  const parsed = tagConditions(conditions);
+  const keys = parsed.filter((c) => c.value === undefined).map((c) => c.key);
+  const pairs = parsed.flatMap((c) => (c.value === undefined ? [] : [{ key: c.key, value: c.value }]));
   // Elements equal to each pair, fields in stored order: `$elemMatch` with
   // fields, and `$and` over one array, are not on every MongoDB-wire server.
   return {
