@@ -27,12 +27,14 @@ describe('projector crash (kill -9 between a read-model write and its checkpoint
     database = uniqueName('crash');
     const store = new SqliteEventStore({ path: eventsPath });
     for (let i = 0; i < EVENTS; i++) {
+      // Events only stream_stats projects (one write each), so the kill after KILL_AFTER_WRITES
+      // writes falls in the fourth batch whatever the service's other projections write.
       await store.append(
-        `trail-acme/flow-${i % 40}`,
+        `crash-acme/flow-${i % 40}`,
         [
           {
             id: randomUUID(),
-            type: i % 3 ? 'attestation_reported' : 'artifact_reported',
+            type: i % 3 ? 'crash_noted' : 'crash_observed',
             data: { i },
             metadata: { org: 'acme' },
           },
