@@ -370,8 +370,9 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         'attestation_name',
         'junit_results[0].errors',
       ]);
-      // An unknown type is a validation error, after the key check (its path is also a read's: not 405).
-      await bad(await attest('teleport', { attestation_name: 'x' }), ['type']);
+      // No type is named so: the path is an attestation's to read (GET), not one to post to.
+      const teleport = await attest('teleport', { attestation_name: 'x' });
+      assert.deepEqual([teleport.status, teleport.headers.allow], [405, 'GET, HEAD']);
       await bad(await attest('generic', { attestation_name: 'x', is_compliant: 'yes' }), ['is_compliant']);
     });
 

@@ -123,7 +123,7 @@ function pathFor(route: Route, org: string, evaluation: string): string {
     resource_type: 'flow',
     resource_id: 'shop',
     delivery: 'x',
-    // A type there is.
+    // A type there is (an unknown one names a path only read: 405 before any key is looked at).
     type: 'generic',
   };
   return route.path.replace(/:([a-z_]+)/g, (_m, p: string) => values[p] ?? 'x');

@@ -61,7 +61,7 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   app.set(PUBLIC_URL_SETTING, options.config.publicUrl);
   const document = openApiDocument(app);
   // Before the body is parsed: a method the path does not take is refused whatever its body.
-  app.use(methodNotAllowed(document, () => routedMethods(app)));
+  app.use(methodNotAllowed(document));
   // The evidence workspace at /ui/, from the same process and port (ADR 0023).
   serveWorkspace(app);
   // A K8S report too large to record is refused from its text, read as it arrives (the general parser then passes it by).
@@ -204,51 +204,20 @@ function httpMetrics(metrics: Metrics) {
 
 /**
  * A known path asked with a method it does not take: 405 with `Allow`
- * (not the 404 of an unknown path), before the body is read. The paths and
- * their methods are the OpenAPI document's, so the two cannot disagree;
- * where a route takes a parameter whose values the document lists one path
- * each (an attestation's type), the route decides (an unknown type is 400,
- * after the key check).
+ * (not the 404 of an unknown path). The paths and their methods are the
+ * OpenAPI document's, so the two cannot disagree.
  */
-function methodNotAllowed(
-  document: () => OpenAPIObject,
-  routed: () => (method: string, path: string) => boolean,
-) {
+function methodNotAllowed(document: () => OpenAPIObject) {
   let known: ReturnType<typeof allowedMethods> | undefined;
-  let takes: ((method: string, path: string) => boolean) | undefined;
   return (req: Request, res: Response, next: NextFunction) => {
     known ??= allowedMethods(document());
     // The most specific path decides (`/actions/{org}/environments` over `/actions/{org}/{number}`).
     const path = known.find((k) => k.pattern.test(req.path));
     if (!path || path.allow.includes(req.method)) return next();
-    takes ??= routed();
-    if (takes(req.method, req.path)) return next();
     res.setHeader('Allow', path.allow.join(', '));
     next(new ApiError(405, 'Method not allowed'));
   };
 }
-
-/** Whether a route of the app takes a method and path (Express's own route table, with its parameters). */
-function routedMethods(app: NestExpressApplication): (method: string, path: string) => boolean {
-  const router = (app.getHttpAdapter().getInstance() as { router: { stack: RouteLayer[] } }).router;
-  const routes = router.stack.flatMap((layer) => {
-    if (!layer.route) return [];
-    const source = layer.route.path
-      .split('/')
-      .map((segment) =>
-        segment.startsWith('*')
-          ? '.+'
-          : segment.startsWith(':')
-            ? '[^/]+'
-            : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-      )
-      .join('/');
-    return [{ pattern: new RegExp(`^${source}/?$`), methods: layer.route.methods }];
-  });
-  return (method, path) => routes.some((r) => r.methods[method.toLowerCase()] && r.pattern.test(path));
-}
-
-type RouteLayer = { route?: { path: string; methods: Record<string, boolean> } };
 
 /** OpenAPI 3.1 generated from the DTOs, made exact, built once on first use: /api/v2/openapi.json (UI at /api/v2/docs). */
 function openApiDocument(app: NestExpressApplication): () => OpenAPIObject {
