@@ -1,3 +1,4 @@
+import { NAMEABLE_ATTESTATION_TYPE, NAMEABLE_ATTESTATION_TYPES } from '#des/kernel';
 import Ajv from 'ajv';
 import { schemaFieldErrors } from '#des/platform';
 
@@ -8,21 +9,9 @@ export interface FlowTemplate {
 }
 
 const NAME = '^[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*$';
-/**
- * The types a template may name: `*` (any type), a built-in type, or a custom
- * type as `custom:<name>` (ADR 0028). An unknown type is refused.
- */
-export const TEMPLATE_ATTESTATION_TYPES = [
-  '*',
-  'generic',
-  'junit',
-  'snyk',
-  'sonar',
-  'pull_request',
-  'jira',
-  'decision',
-] as const;
-const TYPE = `^(${TEMPLATE_ATTESTATION_TYPES.map((t) => t.replace('*', '\\*')).join('|')}|custom:[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*)$`;
+/** The types a template may name (ADR 0028): an unknown type is refused. */
+export const TEMPLATE_ATTESTATION_TYPES = NAMEABLE_ATTESTATION_TYPES;
+const TYPE = NAMEABLE_ATTESTATION_TYPE;
 const TYPE_MESSAGE = `must be ${TEMPLATE_ATTESTATION_TYPES.join(', ')} or custom:<custom attestation type>`;
 const attestations = {
   type: 'array',

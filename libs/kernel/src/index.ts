@@ -32,3 +32,4 @@ export {
   UNIX_INSTANT_FORM,
   unixMicros,
 } from './instant';
+export { NAMEABLE_ATTESTATION_TYPE, NAMEABLE_ATTESTATION_TYPES } from './attestation-type-names';

@@ -1,4 +1,5 @@
 import Ajv, { type ErrorObject } from 'ajv';
+import { NAMEABLE_ATTESTATION_TYPE } from '#des/kernel';
 import { ApiError, parseBoundedYaml, STORED_YAML, type YamlLimits, YamlRefusal } from '#des/platform';
 import { ExpressionError, parseExpression } from './policy-expression';
 
@@ -42,9 +43,8 @@ const requirement = {
   additionalProperties: false,
   properties: { required: { type: 'boolean' }, exceptions },
 };
-/** `*` (any), a built-in type, or `custom:<custom attestation type>`. */
-const ATTESTATION_TYPE =
-  '^(\\*|generic|junit|snyk|pull_request|jira|sonar|decision|custom:[a-zA-Z0-9][a-zA-Z0-9\\-_.~]*)$';
+/** `*` (any), a built-in type, or `custom:<custom attestation type>`: as a flow template names them. */
+const ATTESTATION_TYPE = NAMEABLE_ATTESTATION_TYPE;
 
 const schema = {
   type: 'object',
