@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { EVENT_STORE } from '#des/platform';
 import type { EventStore } from '#des/event-store';
 import { Mode, startApp, TestApp } from './support/app';
@@ -155,3 +157,54 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     });
   });
 }
+
+describe('request logging and answers (embedded mode)', () => {
+  const lines: Record<string, unknown>[] = [];
+  let t: TestApp;
+  before(async () => {
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    t = await startApp({
+      mode: 'embedded',
+      features: [FixtureFeatureModule],
+      logger: pino({ level: 'info' }, sink),
+    });
+  });
+  after(async () => t.close());
+
+  it('writes one completion line per request, naming its id, route, status and organization, never its key', async () => {
+    lines.length = 0;
+    await t.http
+      .put('/api/v2/fixture-notes/acme/logged')
+      .set('X-Request-Id', 'trace-42')
+      .send({ text: 'x' })
+      .expect(201);
+    await t.http.get('/health/live').expect(200);
+    await t.http.get('/metrics').expect(200);
+    const completions = lines.filter((l) => l.msg === 'request completed');
+    assert.equal(completions.length, 1, 'probes and metrics write no line');
+    const [line] = completions;
+    assert.deepEqual(line.req, {
+      id: 'trace-42',
+      method: 'PUT',
+      url: '/api/v2/fixture-notes/acme/logged',
+      remoteAddress: (line.req as { remoteAddress: string }).remoteAddress,
+    });
+    assert.deepEqual(line.res, { statusCode: 201 });
+    assert.equal(line.org, 'acme');
+    assert.equal(typeof line.responseTime, 'number');
+    assert.ok(!JSON.stringify(lines).includes(t.key), 'no line holds the API key');
+  });
+
+  it('answers HEAD of a read with its headers and no body', async () => {
+    const get = await t.http.get('/api/v2/fixture-notes/acme/logged').expect(200);
+    const head = await t.http.head('/api/v2/fixture-notes/acme/logged').expect(200);
+    assert.equal(head.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(head.headers['content-length'], String(Buffer.byteLength(JSON.stringify(get.body))));
+    assert.equal(head.text, undefined);
+  });
+});

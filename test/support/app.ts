@@ -1,3 +1,4 @@
+import type { Logger as PinoRoot } from 'pino';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +61,8 @@ export async function startApp(options: {
   maxUsers?: number;
   /** With `bootstrap: false`: a key minted before (a restarted app's organization), for `http`. */
   key?: string;
+  /** The process's logger (a test reading the lines gives its own). */
+  logger?: PinoRoot;
 }): Promise<TestApp> {
   const config = loadConfig(options.env ?? (await modeEnv(options.mode)));
   const app = await createHttpApp({
@@ -67,6 +70,7 @@ export async function startApp(options: {
     role: options.role ?? 'all',
     features: options.features,
     projections: options.projections,
+    logger: options.logger,
   });
   await app.init();
   const org = options.org ?? 'acme';

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import type { Privilege } from '#des/kernel';
 import { READ_STORE } from '#des/platform';
 import { chargeReadsTo, type ReadStore } from '#des/read-store';
@@ -24,22 +25,47 @@ export interface KeyHolder {
  * the same time share one lookup, so a burst of one client's requests costs
  * the read-model server two queries, not two per request. A lookup begun
  * before this process revoked a key is never shared after (`keyRevoked`).
+ *
+ * Where the read models are held in this process (embedded), an answer is
+ * kept and given again until either collection changes (their change
+ * marks: a projection writing a key, a revocation, an account's privilege),
+ * so a request's key check is a map lookup. A shared read-model server has
+ * other writers this process does not see: there, every request reads.
  */
 @Injectable()
 export class KeyLookups {
   private generation = 0;
   private readonly inFlight = new Map<string, { generation: number; lookup: Promise<KeyHolder | null> }>();
+  /** Answers kept by key hash, with the marks of both collections when their lookup began. */
+  private readonly kept = new LRUCache<string, Kept>({ max: 10_000 });
 
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
 
   holderOf(hash: string): Promise<KeyHolder | null> {
+    const marks = this.marks();
+    const kept = marks && this.kept.get(hash);
+    if (kept && kept.marks === marks && kept.generation === this.generation)
+      return Promise.resolve(kept.holder);
     const shared = this.inFlight.get(hash);
     if (shared && shared.generation === this.generation) return shared.lookup;
+    const generation = this.generation;
     const lookup = this.read(hash).finally(() => {
       if (this.inFlight.get(hash)?.lookup === lookup) this.inFlight.delete(hash);
     });
-    this.inFlight.set(hash, { generation: this.generation, lookup });
+    if (marks)
+      void lookup.then(
+        (holder) => this.kept.set(hash, { holder, marks, generation }),
+        () => undefined,
+      );
+    this.inFlight.set(hash, { generation, lookup });
     return lookup;
+  }
+
+  /** Both collections' change marks as one string, or undefined where the store cannot tell. */
+  private marks(): string | undefined {
+    const keys = this.reads.collection(API_KEYS).changeMark?.();
+    const accounts = this.reads.collection(SERVICE_ACCOUNTS).changeMark?.();
+    return keys === undefined || accounts === undefined ? undefined : `${keys}/${accounts}`;
   }
 
   /** Called once a revocation is in the read models: later requests look their key up afresh. */
@@ -57,4 +83,10 @@ export class KeyLookups {
       .findOne({ _id: accountId(key.org, key.service_account) });
     return account ? { key, privilege: account.privilege as Privilege } : null;
   }
+}
+
+interface Kept {
+  holder: KeyHolder | null;
+  marks: string;
+  generation: number;
 }

@@ -1,11 +1,15 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { ServiceFeature } from '#des/platform';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 
-/** `Idempotency-Key` on every write of the API. */
+/**
+ * `Idempotency-Key` on every write of the API. The HTTP application puts the
+ * interceptor on each write route (`applyToWriteRoutes`), not on every route:
+ * a read then runs through no interceptor chain at all.
+ */
 @Module({
-  providers: [{ provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor }],
+  providers: [IdempotencyInterceptor],
+  exports: [IdempotencyInterceptor],
 })
 export class IdempotencyModule {}
 

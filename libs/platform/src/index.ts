@@ -82,3 +82,4 @@ export {
   workspacePathOfKosliPage,
   workspaceUrl,
 } from './workspace-link';
+export { currentRequestId, inRequest } from './request-context';

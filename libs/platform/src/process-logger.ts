@@ -3,6 +3,7 @@ import { Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { Role } from './config';
+import { currentRequestId } from './request-context';
 
 /**
  * The one logger of a process, whatever its role: JSON lines on stdout at
@@ -11,7 +12,15 @@ import type { Role } from './config';
  * catch-up) and of a shutdown appear when they happen.
  */
 export function processLogger(level: string, role: Role | string): Logger {
-  const options = { level, base: { role, pid: process.pid } };
+  const options = {
+    level,
+    base: { role, pid: process.pid },
+    // A line written while serving a request names it (its completion line names it itself).
+    mixin: (fields: object) => {
+      const id = currentRequestId();
+      return id === undefined || 'req' in fields ? {} : { req_id: id };
+    },
+  };
   if (process.stdout.isTTY)
     return pino(
       options,

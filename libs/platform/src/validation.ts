@@ -1,4 +1,5 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
 import { ApiError, FieldErrors, VALIDATION_FAILED } from './api-error';
 
 /** class-validator errors → `{"context.trails[0].flow": "…"}`. */
@@ -16,9 +17,38 @@ export function fieldErrors(errors: ValidationError[], parent = ''): FieldErrors
   return out;
 }
 
+/**
+ * Nest's validation, except that an empty query string is validated once per
+ * class: most reads carry none, and their answer is then always the same (a
+ * class whose empty query passes gets a fresh instance of it; one that fails
+ * is validated every time, so it fails with the same errors).
+ */
+class DtoValidationPipe extends ValidationPipe {
+  private readonly emptyQueryPasses = new WeakMap<object, boolean>();
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const { type, metatype } = metadata;
+    if (type !== 'query' || !metatype || !isEmptyObject(value)) return super.transform(value, metadata);
+    const passes = this.emptyQueryPasses.get(metatype);
+    if (passes) return plainToInstance(metatype, {});
+    if (passes === false) return super.transform(value, metadata);
+    try {
+      const transformed = await super.transform(value, metadata);
+      this.emptyQueryPasses.set(metatype, true);
+      return transformed;
+    } catch (error) {
+      this.emptyQueryPasses.set(metatype, false);
+      throw error;
+    }
+  }
+}
+
+const isEmptyObject = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+
 /** DTO validation answering 400 with the spec's message; unknown properties are refused. */
 export function validationPipe(message = VALIDATION_FAILED): ValidationPipe {
-  return new ValidationPipe({
+  return new DtoValidationPipe({
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: true,

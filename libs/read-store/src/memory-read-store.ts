@@ -124,7 +124,11 @@ export interface MemoryChunk {
 const QUERIES_BEFORE_BUILD = 2;
 const SMALL = 1000;
 
+/** The source of change marks, shared by every collection: a mark is never reused, even by a new collection. */
+let lastMark = 0;
+
 class MemoryCollection implements ReadCollection<Doc> {
+  private mark = ++lastMark;
   private readonly declared: IndexSpec[] = [];
   private readonly unique: IndexSpec[] = [];
   /** Leading keys of the declared indexes: each gets an EqualityIndex, built when first worth it. */
@@ -159,6 +163,7 @@ class MemoryCollection implements ReadCollection<Doc> {
   }
 
   clear(): void {
+    this.mark = ++lastMark;
     this.docs.clear();
     this.declared.length = 0;
     this.unique.length = 0;
@@ -212,6 +217,7 @@ class MemoryCollection implements ReadCollection<Doc> {
 
   /** Sets a document, keeping the built indexes right. */
   private store(id: string, doc: Doc): void {
+    this.mark = ++lastMark;
     if (this.indexes) {
       const old = this.docs.get(id);
       for (const index of this.indexes) {
@@ -223,8 +229,13 @@ class MemoryCollection implements ReadCollection<Doc> {
   }
 
   private remove(doc: Doc): void {
+    this.mark = ++lastMark;
     if (this.indexes) for (const index of this.indexes) index.remove(doc);
     this.docs.delete(doc._id);
+  }
+
+  changeMark(): number {
+    return this.mark;
   }
 
   async findOne(filter: Filter): Promise<Doc | null> {

@@ -52,6 +52,12 @@ export interface ReadCollection<T extends Doc = Doc> {
    * DuplicateKeyError (the others may have been inserted).
    */
   insertOnce(docs: T[]): Promise<number>;
+  /**
+   * A mark that changes whenever the collection's documents change, where the
+   * engine can tell at no cost (held in this process); absent where it cannot
+   * (a shared server, whose other writers this process does not see).
+   */
+  changeMark?(): number;
 }
 
 export interface BulkUpdate {

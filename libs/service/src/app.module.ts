@@ -1,8 +1,5 @@
-import { DynamicModule, Module, RequestMethod, Type } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import type { Logger as PinoRoot } from 'pino';
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Projection } from '#des/projections';
 import { Config, PlatformModule, QueueWorkersModule, Role, runs } from '#des/platform';
 import { allProjections, allQueueConsumers, allReactions, allUpcasters, features } from './features';
@@ -18,31 +15,12 @@ export interface AppOptions {
   logger?: PinoRoot;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** The request id: the caller's X-Request-Id when sane, else a new one; echoed on the response. */
-function requestId(req: IncomingMessage, res: ServerResponse): string {
-  const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-  res.setHeader('X-Request-Id', id);
-  return id;
-}
-
 @Module({})
 export class AppModule {
   static register(options: AppOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        LoggerModule.forRoot({
-          forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
-          pinoHttp: {
-            ...(options.logger ? { logger: options.logger } : { level: options.config.logLevel }),
-            genReqId: requestId,
-            redact: ['req.headers.authorization', 'req.headers.cookie'],
-            autoLogging: { ignore: (req) => /^\/(api\/v2\/)?(health|metrics)/.test(req.url ?? '') },
-          },
-        }),
         PlatformModule.forRoot({
           config: options.config,
           role: options.role,

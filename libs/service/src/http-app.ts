@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { json, type NextFunction, type Request, type Response } from 'express';
+import { json, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Server } from 'node:http';
 import type { Logger as PinoRoot } from 'pino';
 import {
@@ -10,6 +10,7 @@ import {
   type Config,
   ErrorBodyFilter,
   errorBody,
+  inRequest,
   nestLogger,
   processLogger,
   ShutdownState,
@@ -29,7 +30,6 @@ import { AppModule, AppOptions } from './app.module';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import {
-  allowedMethods,
   withErrorResponses,
   withMultipartForms,
   withOas31Nullability,
@@ -40,6 +40,9 @@ import {
 import { operationFacts, type OperationFacts } from './query-classes';
 import { serveWorkspace } from './workspace';
 import { HttpDrain } from './http-drain';
+import { JsonReplyAdapter } from './json-reply-adapter';
+import { frontDoor } from './front-door';
+import { applyToWriteRoutes, idempotencyFor } from './write-routes';
 
 export const API_PREFIX = 'api/v2';
 export const BODY_LIMIT = '10mb';
@@ -49,19 +52,34 @@ const PROBES = ['health/live', 'health/ready', 'metrics'];
 export async function createHttpApp(options: AppOptions): Promise<NestExpressApplication> {
   const logger = options.logger ?? processLogger(options.config.logLevel, options.role);
   // The process's own logger from the first line on (not buffered: a long start-up's progress shows as it happens).
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register({ ...options, logger }), {
-    logger: nestLogger(logger),
-    bodyParser: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.register({ ...options, logger }),
+    new JsonReplyAdapter(),
+    {
+      logger: nestLogger(logger),
+      bodyParser: false,
+    },
+  );
   app.disable('x-powered-by');
-  // First of all: while the process stops, new requests are refused and those in flight counted.
+  // No ETag on the API's answers: it hashed every body sent, and no client of ours sends If-None-Match
+  // (the workspace's files have their own, from the static server).
+  app.set('etag', false);
   const drain = new HttpDrain(app.get(ShutdownState), isProbePath);
   drains.set(app, drain);
-  app.use(drain.gate);
   app.set(PUBLIC_URL_SETTING, options.config.publicUrl);
   const document = openApiDocument(app);
-  // Before the body is parsed: a method the path does not take is refused whatever its body.
-  app.use(methodNotAllowed(document));
+  // First of all, once per request: its id, the shutdown gate, the probes' aliases, 405 before any
+  // body is read, the workspace's redirects, and its completion line and metric.
+  app.use(
+    frontDoor({
+      prefix: `/${API_PREFIX}`,
+      probes: PROBES,
+      drain,
+      metrics: app.get(Metrics),
+      logger,
+      document,
+    }),
+  );
   // The evidence workspace at /ui/, from the same process and port (ADR 0023).
   serveWorkspace(app);
   // A K8S report too large to record is refused from its text, read as it arrives (the general parser then passes it by).
@@ -72,13 +90,9 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
     json({ limit: BODY_LIMIT, strict: false, verify: (req, _res, text) => recordable(req as Request, text) }),
   );
   // Not strict, so that a JSON `null` (the Kosli CLI's body on DELETE and archive) parses; then it is "no body".
-  app.useBodyParser('json', { limit: BODY_LIMIT, strict: false, verify: refuseDeepJson });
+  app.use(requestBody(json({ limit: BODY_LIMIT, strict: false, verify: refuseDeepJson })));
   app.use(bodyParserErrors);
-  app.use(nullAsNoBody);
-  // After the body parsers (their stream events would lose it): the request's reads, charged once authenticated.
-  app.use(readScope);
-  app.use(probeAliases);
-  app.use(httpMetrics(app.get(Metrics)));
+  applyToWriteRoutes(app, idempotencyFor(app));
   // `/ready`: the Kosli CLI's `status` asks at the host's root.
   app.setGlobalPrefix(API_PREFIX, { exclude: [...PROBES, 'ready'] });
   app.useGlobalFilters(new ErrorBodyFilter(app.get(StorageHealth)));
@@ -135,17 +149,28 @@ function bodyParserErrors(error: unknown, _req: Request, _res: Response, next: N
   next(error);
 }
 
-function readScope(_req: Request, _res: Response, next: NextFunction): void {
-  inReadScope(next);
-}
-
-/** A JSON `null` body reads as no body; any other bare value is refused as before (bodies are objects or arrays). */
-function nullAsNoBody(req: Request, _res: Response, next: NextFunction): void {
-  const body: unknown = req.body;
-  if (body === null) req.body = {};
-  else if (body !== undefined && typeof body !== 'object' && req.is('application/json'))
-    return next(new ApiError(400, VALIDATION_FAILED, { body: 'Malformed JSON' }));
-  next();
+/**
+ * The request's body (JSON; parsed only when it has one), then its context,
+ * entered once (after the body is read: its stream's events would lose it):
+ * the reads charged once authenticated, the log lines named by its id.
+ * A JSON `null` reads as no body; any other bare value is refused as before
+ * (bodies are objects or arrays).
+ */
+function requestBody(parse: RequestHandler) {
+  const enter = (req: Request, next: NextFunction) =>
+    inReadScope(() => inRequest((req as Request & { id: string }).id, next));
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const { 'content-length': length, 'transfer-encoding': chunked } = req.headers;
+    if (chunked === undefined && (length === undefined || length === '0')) return enter(req, next);
+    void parse(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      const body: unknown = req.body;
+      if (body === null) req.body = {};
+      else if (body !== undefined && typeof body !== 'object' && req.is('application/json'))
+        return next(new ApiError(400, VALIDATION_FAILED, { body: 'Malformed JSON' }));
+      enter(req, next);
+    });
+  };
 }
 
 /**
@@ -180,43 +205,6 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 /** A probe's path: at the root, under the API prefix, or `/ready`. */
 function isProbePath(path: string): boolean {
   return path === '/ready' || PROBES.some((p) => path === `/${p}` || path === `/${API_PREFIX}/${p}`);
-}
-
-/** Probes answer at the root (for orchestrators) and under the API prefix (`/ready`, the Kosli CLI's, is a route of its own). */
-function probeAliases(req: Request, _res: Response, next: NextFunction): void {
-  const prefixed = `/${API_PREFIX}/`;
-  if (req.url.startsWith(prefixed) && PROBES.some((p) => req.path === prefixed + p)) {
-    req.url = req.url.slice(prefixed.length - 1);
-  }
-  next();
-}
-
-function httpMetrics(metrics: Metrics) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const end = metrics.httpDuration.startTimer();
-    res.on('finish', () => {
-      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      end({ method: req.method, route, status: String(res.statusCode) });
-    });
-    next();
-  };
-}
-
-/**
- * A known path asked with a method it does not take: 405 with `Allow`
- * (not the 404 of an unknown path). The paths and their methods are the
- * OpenAPI document's, so the two cannot disagree.
- */
-function methodNotAllowed(document: () => OpenAPIObject) {
-  let known: ReturnType<typeof allowedMethods> | undefined;
-  return (req: Request, res: Response, next: NextFunction) => {
-    known ??= allowedMethods(document());
-    // The most specific path decides (`/actions/{org}/environments` over `/actions/{org}/{number}`).
-    const path = known.find((k) => k.pattern.test(req.path));
-    if (!path || path.allow.includes(req.method)) return next();
-    res.setHeader('Allow', path.allow.join(', '));
-    next(new ApiError(405, 'Method not allowed'));
-  };
 }
 
 /** OpenAPI 3.1 generated from the DTOs, made exact, built once on first use: /api/v2/openapi.json (UI at /api/v2/docs). */

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Server } from 'node:http';
 import { closeUnread, errorBody, SHUTTING_DOWN, ShutdownState } from '#des/platform';
 
@@ -19,23 +19,26 @@ export class HttpDrain {
     private readonly isProbe: (path: string) => boolean,
   ) {}
 
-  /** First of every middleware. */
-  readonly gate = (req: Request, res: Response, next: NextFunction): void => {
+  /**
+   * Counts a request in flight, or answers it 503 while stopping (probes
+   * excepted) and says so; `settle` once its response has closed.
+   */
+  admit(req: Request, res: Response): boolean {
     if (this.state.draining && !this.isProbe(req.path)) {
       res.setHeader('Retry-After', '5');
       closeUnread(req, res);
       res.status(503).json(errorBody(SHUTTING_DOWN));
-      return;
+      return false;
     }
     this.inFlight.add(res);
-    const done = () => {
-      this.inFlight.delete(res);
-      if (this.inFlight.size === 0) this.idle?.();
-    };
-    // A response emits 'close' once, whether it was answered or its connection dropped.
-    res.once('close', done);
-    next();
-  };
+    return true;
+  }
+
+  /** A response admitted has closed (answered, or its connection dropped). */
+  settle(res: Response): void {
+    if (!this.inFlight.delete(res)) return;
+    if (this.inFlight.size === 0) this.idle?.();
+  }
 
   get requestsInFlight(): number {
     return this.inFlight.size;

@@ -36,8 +36,8 @@ function securityHeaders(_req: Request, res: Response, next: NextFunction): void
 /**
  * Serves the workspace at /ui/ from the same process and port as the API:
  * its hashed assets cached for a year, its page never cached, both
- * compressed; any other path under /ui/ is the page (the router's), and `/`
- * and the Kosli app's page addresses redirect there. Before Nest's routes, so the API's prefix is untouched.
+ * compressed; any other path under /ui/ is the page (the router's). Before
+ * Nest's routes, so the API's prefix is untouched.
  */
 export function serveWorkspace(app: NestExpressApplication, dir = WORKSPACE_DIR): void {
   const page = join(dir, 'index.html');
@@ -60,13 +60,18 @@ export function serveWorkspace(app: NestExpressApplication, dir = WORKSPACE_DIR)
       res.sendFile(page);
     },
   );
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    if (req.path === '/') return res.redirect(302, `${WORKSPACE_PATH}/`);
-    // The Kosli app's page addresses (the Kosli CLI prints them) open the same page here.
-    const page = workspacePathOfKosliPage(req.path);
-    if (!page) return next();
-    const query = req.originalUrl.indexOf('?');
-    res.redirect(302, query < 0 ? page : `${page}${req.originalUrl.slice(query)}`);
-  });
+}
+
+/**
+ * Where a page address outside the workspace redirects: `/` to the
+ * workspace, and the Kosli app's page addresses (the Kosli CLI prints them)
+ * to the same page here; undefined for any other request.
+ */
+export function workspaceRedirect(req: Request): string | undefined {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  if (req.path === '/') return `${WORKSPACE_PATH}/`;
+  const page = workspacePathOfKosliPage(req.path);
+  if (!page) return undefined;
+  const query = req.originalUrl.indexOf('?');
+  return query < 0 ? page : `${page}${req.originalUrl.slice(query)}`;
 }

@@ -1,0 +1,48 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { allowedMethods } from './openapi-exact';
+
+type KnownPath = ReturnType<typeof allowedMethods>[number];
+
+/**
+ * The document's paths, looked up by a request's path: the candidates are
+ * only those whose first segment after the prefix could match, in the
+ * document's order of specificity (the most specific path decides).
+ */
+export class KnownPaths {
+  private readonly byHead = new Map<string, KnownPath[]>();
+  private readonly anyHead: KnownPath[];
+
+  constructor(document: OpenAPIObject, prefix: string) {
+    const all = allowedMethods(document);
+    const headOf = (path: string) => head(path, prefix);
+    this.anyHead = all.filter((k) => headOf(k.path).startsWith('{'));
+    for (const known of all) {
+      const key = headOf(known.path);
+      if (key.startsWith('{')) continue;
+      this.byHead.set(key, [...(this.byHead.get(key) ?? []), known]);
+    }
+    // Each head's list keeps the document's order with the paths of any head merged in.
+    for (const [key, list] of this.byHead)
+      this.byHead.set(
+        key,
+        all.filter((k) => list.includes(k) || this.anyHead.includes(k)),
+      );
+    this.prefix = prefix;
+  }
+
+  private readonly prefix: string;
+
+  /** The most specific known path `path` matches, if any. */
+  match(path: string): KnownPath | undefined {
+    const candidates = this.byHead.get(head(path, this.prefix)) ?? this.anyHead;
+    return candidates.find((k) => k.pattern.test(path));
+  }
+}
+
+/** The first segment of `path` after `prefix` (or its first segment when it is not under it). */
+function head(path: string, prefix: string): string {
+  const rest = path.startsWith(prefix) ? path.slice(prefix.length) : path;
+  const start = rest.startsWith('/') ? 1 : 0;
+  const end = rest.indexOf('/', start);
+  return end < 0 ? rest.slice(start) : rest.slice(start, end);
+}
