@@ -14,8 +14,9 @@ export function nativeSort(docs: Doc[], sort: Sort): Doc[] | undefined {
   const keys: (number | string)[][] = docs.map(() => []);
   for (const [field] of fields) {
     let kind: 'number' | 'string' | undefined;
-    for (const [i, doc] of docs.entries()) {
-      const value = valueAt(doc, field);
+    const path = field.split('.');
+    for (let i = 0; i < docs.length; i++) {
+      const value = valueAt(docs[i], path);
       const type = typeof value;
       if ((type !== 'number' && type !== 'string') || Number.isNaN(value)) return undefined;
       if (kind === undefined) kind = type as 'number' | 'string';
@@ -36,9 +37,9 @@ export function nativeSort(docs: Doc[], sort: Sort): Doc[] | undefined {
   return order.map((i) => docs[i]);
 }
 
-function valueAt(doc: Doc, path: string): unknown {
+function valueAt(doc: Doc, path: string[]): unknown {
   let value: unknown = doc;
-  for (const part of path.split('.')) {
+  for (const part of path) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
     value = (value as AnyObject)[part];
   }
