@@ -87,16 +87,16 @@ export class EvaluationConsumer implements OnModuleDestroy {
     const data = (requested as unknown as Extract<EvaluationEvent, { type: 'evaluation_requested' }>).data;
     try {
       const at = microsToSeconds(data.recorded_at);
-      const trails: string[] = [];
-      for (const ref of data.context.trails) {
-        const past = await this.timeMachine.at(org, ref.flow, ref.trail, at, data.recorded_position);
+      const refs = data.context.trails;
+      const pasts = await this.timeMachine.atAll(org, refs, at, data.recorded_position);
+      const trails = pasts.map((past, i) => {
         if (!past.view)
           throw new PolicyError(
             'service_error',
-            `trail ${ref.flow}/${ref.trail} vanished at the pinned instant`,
+            `trail ${refs[i].flow}/${refs[i].trail} vanished at the pinned instant`,
           );
-        trails.push(policyInputJson(past.view, past.template));
-      }
+        return policyInputJson(past.view, past.template);
+      });
       // Assembled from each trail's JSON text, kept with its fold: no input is serialised twice.
       const input = `{"trails":[${trails.join(',')}]${trails.length === 1 ? `,"trail":${trails[0]}` : ''}}`;
       const compiled = await this.compiler.compile(data.policy.files);

@@ -105,4 +105,32 @@ describe('TrailTimeMachine', () => {
     assert.equal(atPin.view!.event_count, 1);
     await store.close();
   });
+
+  it('answers several trails at once as one at a time, reading each flow once', async () => {
+    const store = await history();
+    const flows = new FlowTimeMachine(store);
+    let flowReads = 0;
+    const at = flows.at.bind(flows);
+    flows.at = (...args) => (flowReads++, at(...args));
+    const machine = new TrailTimeMachine(store, flows);
+    const refs = [
+      { flow: 'f', trail: 't' },
+      { flow: 'f', trail: 'absent' },
+      { flow: 'g', trail: 't' },
+      { flow: 'f', trail: 't' },
+    ];
+    for (const instant of [4, 7, 100]) {
+      flowReads = 0;
+      const all = await machine.atAll('o', refs, instant);
+      assert.equal(flowReads, 2, 'flows f and g, once each');
+      const one = new TrailTimeMachine(store, new FlowTimeMachine(store));
+      for (const [i, ref] of refs.entries())
+        assert.deepEqual(
+          all[i],
+          await one.at('o', ref.flow, ref.trail, instant),
+          `${ref.flow}/${ref.trail} at ${instant}`,
+        );
+    }
+    await store.close();
+  });
 });

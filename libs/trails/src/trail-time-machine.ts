@@ -61,6 +61,32 @@ export class TrailTimeMachine {
     return { view: trailFold.value, template: flowAt.template, flowExists: flowAt.exists };
   }
 
+  /**
+   * Several trails at one instant (an evaluation's context): each flow is
+   * folded once, however many of its trails are asked for; the answers are
+   * in the order of `refs`.
+   */
+  async atAll(
+    org: string,
+    refs: { flow: string; trail: string }[],
+    atSeconds: number,
+    untilPosition = Number.MAX_SAFE_INTEGER,
+  ): Promise<TrailAt[]> {
+    const until = { recordedAt: secondsToMicros(atSeconds), position: untilPosition };
+    const flows = new Map<string, ReturnType<FlowTimeMachine['at']>>();
+    const answers: TrailAt[] = [];
+    for (const { flow, trail } of refs) {
+      let flowAt = flows.get(flow);
+      if (!flowAt) flows.set(flow, (flowAt = this.flows.at(org, flow, until)));
+      const [{ template, exists }, trailFold] = await Promise.all([
+        flowAt,
+        this.trails.at(trailStream(org, flow, trail), until),
+      ]);
+      answers.push({ view: trailFold.value, template, flowExists: exists });
+    }
+    return answers;
+  }
+
   /** Drops every kept fold (the next answers fold from scratch). */
   forget(): void {
     this.trails.forget();
