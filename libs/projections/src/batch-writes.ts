@@ -88,7 +88,7 @@ export class BatchWrites {
         groups.set(key, list);
       }
       for (const writes of groups.values()) {
-        await this.slice.turn();
+        if (this.slice.due) await this.slice.turn();
         const { projection, write } = writes[0];
         try {
           await applyAllOnce(this.store, write.collection, writes);

@@ -268,13 +268,14 @@ export class Projector implements ProjectionProgress {
     this.writes.clear();
     try {
       for (const event of batch) {
-        await this.slice.turn();
+        if (this.slice.due) await this.slice.turn();
         for (const projection of this.projections) {
           if (this.failed.has(projection.name)) continue;
           if (this.checkpoints.of(projection.name) >= event.position) continue;
           let writes: DocWrite[];
           try {
-            writes = await projection.project(event, this.writes.reads);
+            const projected = projection.project(event, this.writes.reads);
+            writes = Array.isArray(projected) ? projected : await projected;
           } catch (error) {
             throw attribute(error, projection.name, event.position);
           }

@@ -85,9 +85,11 @@ export class ReactionRunner {
       const done = doneUpTo(key);
       for (const event of events) {
         if (event.position <= done) continue;
-        await this.slice.turn();
+        if (this.slice.due) await this.slice.turn();
         try {
-          for (const output of await reaction.react(event, reads, this.effects)) {
+          // Most reactions answer most events at once, with nothing: no await for those.
+          const reacted = reaction.react(event, reads, this.effects);
+          for (const output of Array.isArray(reacted) ? reacted : await reacted) {
             if (output.events.length) await this.appender.appendOnce(output);
           }
         } catch (error) {
