@@ -14,7 +14,7 @@ import {
   UnknownError,
   WrongExpectedVersionError,
 } from '@kurrent/kurrentdb-client';
-import { until } from './event-store.contract';
+import { assertPrefixReadsStayInScope, until } from './event-store.contract';
 import { INDEX_CHECKPOINT_STREAM, indexStreamOf } from './index-scopes';
 import {
   EventToAppend,
@@ -487,6 +487,22 @@ describe('KurrentDbEventStore (against a stand-in client)', () => {
             .split('@');
           return `${stream.join('@')}@${revision}`;
         });
+
+    it('passes the contract case: exactly the scope, reading none of the events outside it', async (t) => {
+      const fake = new FakeKurrent();
+      const store = open(fake);
+      const lines: string[] = [];
+      await assertPrefixReadsStayInScope(store, (line) => {
+        lines.push(line);
+        t.diagnostic(line);
+      });
+      assert.ok(lines.length >= 8, lines.join('\n'));
+      const filtered = fake.calls.filter((c) => c.method === 'readAll' && c.options.filter !== undefined);
+      assert.ok(
+        filtered.every((c) => (c.options.filter as { filterOn?: string }).filterOn !== 'streamName'),
+        'the server is never asked to walk the log for a stream name',
+      );
+    });
 
     it('links every event into each scope of its stream once, in position order, and checkpoints the last', async () => {
       const fake = new FakeKurrent();
