@@ -292,6 +292,8 @@ export class KurrentDbEventStore implements EventStore {
           direction: FORWARDS,
           fromRevision: START,
           resolveLinkTos: true,
+          // Like the checkpoint, from the leader: a follower behind it could lack links the checkpoint covers.
+          requiresLeader: true,
         }),
       )) {
         this.recordsRead += resolved.link && resolved.event ? 2 : 1;
@@ -345,7 +347,7 @@ export class KurrentDbEventStore implements EventStore {
     }
   }
 
-  /** A pass every `pollMs` (the next one at once while a pass finds a full batch); a failed pass is reported and retried. */
+  /** A pass (to the head as of its start), then `pollMs`, again; a failed pass is reported, and the next one retries. */
   keepIndex(options: KeepIndexOptions = {}): Following {
     const pollMs = options.pollMs ?? 1000;
     let stopped = false;
@@ -452,7 +454,12 @@ export class KurrentDbEventStore implements EventStore {
     try {
       for await (const resolved of this.boundedStream(
         `read the last link of ${stream}`,
-        this.client.readStream(stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }),
+        this.client.readStream(stream, {
+          direction: BACKWARDS,
+          fromRevision: END,
+          maxCount: 1,
+          requiresLeader: true,
+        }),
       )) {
         if (how.counted) this.recordsRead++;
         const link = resolved.event;
