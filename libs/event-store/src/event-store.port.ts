@@ -143,10 +143,11 @@ export interface EventStore {
    * Every stream whose name starts with `prefix` (an organization's
    * environments: `environment-acme/`), in position order, up to an instant:
    * what time travel folds. Read through the scope index (`index-scopes.ts`):
-   * its cost is the scope's history, not the log's. A prefix without a `/`
-   * is in no scope and costs the log. KurrentDB also reads the log after the
-   * index's checkpoint (what `keepIndex` has not reached yet) when the bound
-   * reaches past it.
+   * its cost is the scope's history, not the log's. SQLite reads the range of
+   * its stream index under any prefix. KurrentDB reads a scope's index stream,
+   * and also the log after the index's checkpoint (what `keepIndex` has not
+   * reached yet) when the bound reaches past it; a prefix without a `/` is in
+   * no scope there and reads the log.
    */
   readStreamsByPrefix(
     prefix: string,
