@@ -6,6 +6,7 @@ import {
   EventStore,
   EventToAppend,
   EventTooLargeError,
+  ReadStreamOptions,
   StoreUnavailableError,
   StoredEvent,
   WrongExpectedRevisionError,
@@ -208,6 +209,10 @@ export function eventStoreContract(
         ['a1', 'b1'],
       );
       assert.deepEqual(await store.readStreamsByPrefix(`${streamName()}/`), []);
+    });
+
+    it('reads a scope through its index: exactly its events, now and in the past, reading none of the many outside it', async (t) => {
+      await assertPrefixReadsStayInScope(store, (line) => t.diagnostic(line));
     });
 
     it('lets exactly one of many racing appends with the same expected revision win', async () => {
@@ -460,6 +465,125 @@ export function eventStoreContract(
       }
     });
   });
+}
+
+/**
+ * A scope read through the index (`index-scopes.ts`). A log with hundreds of
+ * events outside the scope `trail-<org>/web/` (a flow whose name starts like
+ * it, a stream named like it without the `/`, another flow, another
+ * aggregate of the organization, another organization's flow of the same
+ * name) and five inside. Every read, now and at a past position or instant,
+ * answers exactly the scope's events, and reads (ReadStats) at most two
+ * records per event of the scope and two more: an adapter that read the log,
+ * or an SQLite plan that scanned the table, reads hundreds. Only a read whose
+ * bound reaches past what the index covers (`catchUpIndex`) may also read the
+ * log after it, and nothing of the scope is missing from it.
+ */
+export async function assertPrefixReadsStayInScope(
+  store: EventStore,
+  report: (line: string) => void = () => undefined,
+): Promise<void> {
+  const org = `o${randomUUID().slice(0, 8)}`;
+  const scope = `trail-${org}/web/`;
+  const [one, two] = [`${scope}web-1`, `${scope}web-2`];
+  const outside = [
+    `trail-${org}/webshop/webshop-1`,
+    `trail-${org}/web`,
+    `trail-${org}/api/api-1`,
+    `environment-${org}/prod`,
+    `trail-x${org}/web/web-1`,
+  ];
+  let outsideCount = 0;
+  /** Events of the organization's trails (the scope `trail-<org>/`), ours included. */
+  let orgTrails = 0;
+  const noise = async (appends: number) => {
+    for (let i = 0; i < appends; i++) {
+      const stream = outside[i % outside.length];
+      const events = Array.from({ length: 10 }, (_, j) => event('noise', { i, j }));
+      await store.append(stream, events, 'any');
+      outsideCount += events.length;
+      if (stream.startsWith(`trail-${org}/`)) orgTrails += events.length;
+    }
+  };
+  const ours = [0, 1, 2, 3, 4].map((n) => event('in_scope', { n }));
+  await noise(20);
+  const first = await store.append(one, ours.slice(0, 2), 'no_stream');
+  await noise(20);
+  const second = await store.append(two, [ours[2]], 'no_stream');
+  await new Promise((r) => setTimeout(r, 5));
+  await noise(20);
+  const third = await store.append(one, [ours[3]], first.nextRevision);
+  await noise(20);
+  const covered = await store.catchUpIndex();
+  assert.ok(covered >= third.position, 'the index covers the log as it was');
+
+  const read = async (prefix: string, options?: Omit<ReadStreamOptions, 'fromRevision'>) => {
+    const before = store.readStats().recordsRead;
+    const events = await store.readStreamsByPrefix(prefix, options);
+    const cost = store.readStats().recordsRead - before;
+    for (let i = 1; i < events.length; i++) assert.ok(events[i].position > events[i - 1].position);
+    return { events, cost };
+  };
+  const inScope = async (
+    what: string,
+    options: Omit<ReadStreamOptions, 'fromRevision'> | undefined,
+    expected: number[],
+    most: number,
+  ) => {
+    const { events, cost } = await read(scope, options);
+    assert.deepEqual(
+      events.map((e) => [e.stream, e.id, e.data.n]),
+      expected.map((n) => [n === 2 || n === 4 ? two : one, ours[n].id, n]),
+      what,
+    );
+    report(
+      `${what}: ${events.length} events of the scope, ${cost} records read (at most ${most}), ${outsideCount} events outside it`,
+    );
+    assert.ok(
+      cost <= most,
+      `${what}: ${cost} records read for a scope of ${expected.length} events, at most ${most}`,
+    );
+  };
+  const most = (scopeEvents: number) => 2 * scopeEvents + 2;
+
+  await inScope('now', undefined, [0, 1, 2, 3], most(4));
+  await inScope('at a past position', { untilPosition: second.position }, [0, 1, 2], most(4));
+  await inScope('at a past instant', { untilRecordedAt: second.recordedAt }, [0, 1, 2], most(4));
+  await inScope('at the first append', { untilPosition: first.position }, [0, 1], most(4));
+  await inScope('before the scope began', { untilRecordedAt: first.recordedAt - 1_000_000 }, [], most(4));
+
+  // Appended after the index's catch-up: a read of now finds them in the log after what the index covers.
+  const fourth = await store.append(two, [ours[4]], second.nextRevision);
+  await noise(5);
+  const unindexed = 1 + 50;
+  await inScope(
+    'now, with events the index does not cover yet',
+    undefined,
+    [0, 1, 2, 3, 4],
+    most(5) + unindexed,
+  );
+  await inScope(
+    'at a past position the index covers',
+    { untilPosition: third.position },
+    [0, 1, 2, 3],
+    most(5),
+  );
+  assert.ok(fourth.position > third.position);
+
+  // A prefix that is no scope of its own (it stops inside a name) is read through the organization's trails.
+  const { events: named, cost } = await read(`trail-${org}/web`);
+  assert.deepEqual(
+    [...new Set(named.map((e) => e.stream))].sort(),
+    [one, two, `trail-${org}/web`, `trail-${org}/webshop/webshop-1`].sort(),
+  );
+  orgTrails += ours.length;
+  report(
+    `a prefix inside a name: ${named.length} events, ${cost} records read (at most ${most(orgTrails) + unindexed})`,
+  );
+  assert.ok(
+    cost <= most(orgTrails) + unindexed,
+    `${cost} records read for a prefix within the ${orgTrails} events of the organization's trails`,
+  );
 }
 
 /** Waits until `condition` (sync or async) holds, polling; fails after `timeoutMs`. */

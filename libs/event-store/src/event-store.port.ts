@@ -89,6 +89,29 @@ export interface FollowOptions {
 export type BatchHandler = (events: StoredEvent[]) => Promise<void>;
 
 /**
+ * What the store's reads have cost since it was opened: the delta over one
+ * read is that read's cost. Counted where the store reads, not estimated.
+ */
+export interface ReadStats {
+  /**
+   * Records read from storage by `readStream`, `readStreamsByPrefix` and
+   * `readAll`. SQLite: the index entries its queries visited (a query the
+   * planner would answer by scanning the table counts every row) and the rows
+   * it then fetched. KurrentDB: every record the server sent (a resolved link
+   * of the scope index counts twice, itself and its event); the adapter asks
+   * the server to filter out nothing but system records (the index's links).
+   */
+  recordsRead: number;
+}
+
+export interface KeepIndexOptions {
+  /** Called when a pass fails; the next pass, after pollMs, retries from the index's checkpoint. */
+  onError?: (error: unknown) => void;
+  /** How long between two passes over what was appended (KurrentDB; default 1000 ms). */
+  pollMs?: number;
+}
+
+/**
  * The one event log. Every aggregate has its own stream; the store assigns the
  * global position and recorded_at. Adapters: SQLite (embedded) and KurrentDB.
  */
@@ -119,12 +142,31 @@ export interface EventStore {
   /**
    * Every stream whose name starts with `prefix` (an organization's
    * environments: `environment-acme/`), in position order, up to an instant:
-   * what time travel folds. Its cost is those streams', not the log's.
+   * what time travel folds. Read through the scope index (`index-scopes.ts`):
+   * its cost is the scope's history, not the log's. SQLite reads the range of
+   * its stream index under any prefix. KurrentDB reads a scope's index stream,
+   * and also the log after the index's checkpoint (what `keepIndex` has not
+   * reached yet) when the bound reaches past it; a prefix without a `/` is in
+   * no scope there and reads the log.
    */
   readStreamsByPrefix(
     prefix: string,
     options?: Omit<ReadStreamOptions, 'fromRevision'>,
   ): Promise<StoredEvent[]>;
+  /** What reads have cost so far (cumulative; see ReadStats). */
+  readStats(): ReadStats;
+  /**
+   * Brings the scope index up to the log's head as of the call, and answers
+   * the last position it covers. SQLite keeps its index in every commit (the
+   * head). KurrentDB appends the links of the events after the checkpoint,
+   * then moves the checkpoint.
+   */
+  catchUpIndex(): Promise<number>;
+  /**
+   * Keeps the scope index caught up until stopped: the process that holds
+   * the projector lease runs it. SQLite: nothing to keep.
+   */
+  keepIndex(options?: KeepIndexOptions): Following;
   /**
    * The log after `afterPosition` (exclusive; 0 = from the beginning), in
    * position order: at most `limit` events, fewer where the store bounds a

@@ -10,11 +10,14 @@ export {
   type EventToAppend,
   type ExpectedRevision,
   type Following,
+  type KeepIndexOptions,
+  type ReadStats,
   type StoredEvent,
 } from './event-store.port';
 export { KurrentDbEventStore } from './kurrentdb-event-store';
 export { canonicalTextOf, orgOf } from './canonical-text';
 export { eventAt } from './event-at';
+export { scopeFor } from './index-scopes';
 export { microsToSeconds, nowMicros, secondsToMicros } from './microseconds';
 export { SqliteEventStore } from './sqlite-event-store';
 export { TimeSlice } from './time-slice';

@@ -14,7 +14,8 @@ import {
   UnknownError,
   WrongExpectedVersionError,
 } from '@kurrent/kurrentdb-client';
-import { until } from './event-store.contract';
+import { assertPrefixReadsStayInScope, until } from './event-store.contract';
+import { INDEX_CHECKPOINT_STREAM, indexStreamOf } from './index-scopes';
 import {
   EventToAppend,
   EventTooLargeError,
@@ -29,7 +30,10 @@ import { KurrentClient, KurrentDbEventStore, withClientSettings } from './kurren
  * real one (@kurrent/kurrentdb-client 1.3): positions are byte offsets with
  * commit == prepare for appended events; reads from a position include the event
  * at it; `$all` reads honour maxCount and the system-event filter; subscriptions
- * are object-mode streams with `unsubscribe()`; `created` is a Date (ms).
+ * are object-mode streams with `unsubscribe()`; `created` is a Date (ms). Link
+ * events (`$>`, binary `<revision>@<stream>`) resolve, with resolveLinkTos, to
+ * `{ event: the target, link: the link }`; streams read backwards from END;
+ * `no_stream` and a revision are checked on append.
  */
 interface FakeRecord {
   streamId: string;
@@ -47,14 +51,17 @@ type Subscription = PassThrough & { unsubscribe(): Promise<void>; from: bigint }
 
 class FakeKurrent {
   readonly log: FakeRecord[] = [];
-  readonly calls: { method: string; options: Record<string, unknown> }[] = [];
+  readonly calls: { method: string; options: Record<string, unknown>; stream?: string }[] = [];
   readonly subscriptions: Subscription[] = [];
   private next = 4096n;
   clock = 1_700_000_000_123;
   /** Fails (or, with 'hang', never answers) the next read-back of an append. */
   readBack: 'ok' | 'fail' | 'hang' = 'ok';
   appendError: Error | undefined;
+  /** When set, appendError fails the next append to this stream only (once). */
+  appendErrorOn: string | undefined;
   readError: Error | undefined;
+  readonly streamMetadata = new Map<string, Record<string, unknown>>();
   /** Streams the subscription delivers live (default: every appended record). */
   live = true;
 
@@ -84,15 +91,32 @@ class FakeKurrent {
       if (this.readBack === 'hang') await new Promise(() => undefined);
     }
     if (this.readError) throw this.readError;
-    const from = typeof options.fromRevision === 'bigint' ? options.fromRevision : 0n;
     const records = this.log.filter((r) => r.streamId === stream);
     if (records.length === 0) throw new StreamNotFoundError(undefined, stream);
+    const backwards = options.direction === 'backwards';
+    if (backwards) records.reverse();
+    const from =
+      typeof options.fromRevision === 'bigint'
+        ? options.fromRevision
+        : backwards
+          ? BigInt(records.length)
+          : 0n;
     let n = 0;
     for (const r of records) {
-      if (r.revision < from) continue;
+      if (backwards ? r.revision > from : r.revision < from) continue;
       if (n++ >= Number(options.maxCount ?? Infinity)) return;
-      yield resolved(r);
+      yield options.resolveLinkTos ? this.resolveLink(r) : resolved(r);
     }
+  }
+
+  /** A link record as the server resolves it: its target as the event, itself as the link. */
+  private resolveLink(r: FakeRecord) {
+    if (r.type !== '$>') return resolved(r);
+    const [revision, ...stream] = Buffer.from(r.data as Uint8Array)
+      .toString('utf8')
+      .split('@');
+    const target = this.log.find((t) => t.streamId === stream.join('@') && t.revision === BigInt(revision));
+    return target ? { ...resolved(target), link: resolved(r).event } : resolved(r);
   }
 
   private async *allRecords(options: Record<string, unknown>) {
@@ -117,23 +141,30 @@ class FakeKurrent {
   readonly client: KurrentClient = {
     appendToStream: (async (
       stream: string,
-      events: { id: string; type: string; data: unknown; metadata: unknown }[],
+      events: { id: string; type: string; data: unknown; metadata: unknown; contentType: string }[],
       options: { streamState: unknown },
     ) => {
-      this.calls.push({ method: 'append', options });
-      if (this.appendError) throw this.appendError;
+      this.calls.push({ method: 'append', options, stream });
+      if (this.appendError && (!this.appendErrorOn || this.appendErrorOn === stream)) {
+        const error = this.appendError;
+        if (this.appendErrorOn) this.appendError = this.appendErrorOn = undefined; // once
+        throw error;
+      }
       const current = this.log.filter((r) => r.streamId === stream).length - 1;
       const state = options.streamState;
-      if (typeof state === 'bigint' && state !== BigInt(current)) {
+      if (
+        (typeof state === 'bigint' && state !== BigInt(current)) ||
+        (state === 'no_stream' && current >= 0)
+      ) {
         throw new WrongExpectedVersionError(undefined, {
           streamName: stream,
-          expected: state,
+          expected: state as bigint,
           current: current < 0 ? 'no_stream' : BigInt(current),
         });
       }
       let last: FakeRecord | undefined;
       for (const e of events) {
-        last = this.record(stream, e.type, e.data);
+        last = this.record(stream, e.type, e.data, e.contentType !== 'application/octet-stream');
         last.id = e.id;
         last.metadata = e.metadata;
       }
@@ -145,7 +176,7 @@ class FakeKurrent {
     }) as never,
 
     readStream: ((stream: string, options: Record<string, unknown>) => {
-      this.calls.push({ method: 'readStream', options });
+      this.calls.push({ method: 'readStream', options, stream });
       return this.streamRecords(stream, options);
     }) as never,
 
@@ -165,6 +196,12 @@ class FakeKurrent {
       for (const r of this.log) if (r.position >= from && !r.type.startsWith('$')) s.write(resolved(r));
       this.subscriptions.push(s);
       return s;
+    }) as never,
+
+    setStreamMetadata: (async (stream: string, metadata: Record<string, unknown>) => {
+      this.calls.push({ method: 'setStreamMetadata', options: metadata, stream });
+      this.streamMetadata.set(stream, metadata);
+      return { success: true, nextExpectedRevision: 0n };
     }) as never,
 
     dispose: async () => undefined,
@@ -434,6 +471,184 @@ describe('KurrentDbEventStore (against a stand-in client)', () => {
       } finally {
         await following.stop();
       }
+    });
+  });
+
+  describe('the scope index', () => {
+    /** The events each index stream links to, in link order, as `stream@revision`. */
+    const linked = (fake: FakeKurrent, scope: string) =>
+      fake.log
+        .filter((r) => r.streamId === indexStreamOf(scope))
+        .map((r) => {
+          assert.equal(r.type, '$>');
+          assert.equal(r.isJson, false);
+          const [revision, ...stream] = Buffer.from(r.data as Uint8Array)
+            .toString('utf8')
+            .split('@');
+          return `${stream.join('@')}@${revision}`;
+        });
+
+    it('passes the contract case: exactly the scope, reading none of the events outside it', async (t) => {
+      const fake = new FakeKurrent();
+      const store = open(fake);
+      const lines: string[] = [];
+      await assertPrefixReadsStayInScope(store, (line) => {
+        lines.push(line);
+        t.diagnostic(line);
+      });
+      assert.ok(lines.length >= 8, lines.join('\n'));
+      const filtered = fake.calls.filter((c) => c.method === 'readAll' && c.options.filter !== undefined);
+      assert.ok(
+        filtered.every((c) => (c.options.filter as { filterOn?: string }).filterOn !== 'streamName'),
+        'the server is never asked to walk the log for a stream name',
+      );
+    });
+
+    it('links every event into each scope of its stream once, in position order, and checkpoints the last', async () => {
+      const fake = new FakeKurrent();
+      const store = open(fake);
+      await store.append('trail-acme/web/1', [event('a'), event('b')], 'no_stream');
+      await store.append('trail-acme/api/1', [event('c')], 'no_stream');
+      await store.append('actions-acme', [event('d')], 'no_stream');
+      await store.append('trail-acme/web/1', [event('e')], 1);
+      const covered = await store.catchUpIndex();
+      const last = fake.log.filter((r) => !r.type.startsWith('$')).at(-1)!;
+      assert.equal(covered, Number(last.position));
+      assert.deepEqual(linked(fake, 'trail-acme/'), [
+        'trail-acme/web/1@0',
+        'trail-acme/web/1@1',
+        'trail-acme/api/1@0',
+        'trail-acme/web/1@2',
+      ]);
+      assert.deepEqual(linked(fake, 'trail-acme/web/'), [
+        'trail-acme/web/1@0',
+        'trail-acme/web/1@1',
+        'trail-acme/web/1@2',
+      ]);
+      assert.deepEqual(linked(fake, 'trail-acme/api/'), ['trail-acme/api/1@0']);
+      const checkpoint = fake.log.filter((r) => r.streamId === INDEX_CHECKPOINT_STREAM);
+      assert.equal(checkpoint.length, 1);
+      assert.deepEqual(checkpoint[0].metadata, {
+        position: Number(last.position),
+        recorded_at: last.created.getTime() * 1000,
+      });
+      assert.deepEqual(fake.streamMetadata.get(INDEX_CHECKPOINT_STREAM), { maxCount: 64 });
+      // Nothing new: a second pass appends nothing.
+      const records = fake.log.length;
+      assert.equal(await store.catchUpIndex(), covered);
+      assert.equal(fake.log.length, records);
+      // Links and checkpoints are system records: the log as the service reads it has none.
+      assert.deepEqual(
+        (await store.readAll(0, 100)).map((e) => e.type),
+        ['a', 'b', 'c', 'd', 'e'],
+      );
+      assert.equal((await store.head()).position, Number(last.position));
+    });
+
+    it('a crash between the links and the checkpoint links nothing twice, and reads miss nothing meanwhile', async () => {
+      const fake = new FakeKurrent();
+      const store = open(fake);
+      await store.append('environment-acme/prod', [event('a')], 'no_stream');
+      await store.catchUpIndex();
+      await store.append('environment-acme/prod', [event('b')], 0);
+      await store.append('environment-acme/test', [event('c')], 'no_stream');
+      fake.appendError = new UnavailableError();
+      fake.appendErrorOn = INDEX_CHECKPOINT_STREAM;
+      await assert.rejects(store.catchUpIndex(), StoreUnavailableError);
+      assert.deepEqual(linked(fake, 'environment-acme/'), [
+        'environment-acme/prod@0',
+        'environment-acme/prod@1',
+        'environment-acme/test@0',
+      ]);
+      // The checkpoint still names `a`: b and c are read from the log after it.
+      assert.deepEqual(
+        (await store.readStreamsByPrefix('environment-acme/')).map((e) => e.type),
+        ['a', 'b', 'c'],
+      );
+      // Another process (its own memory of the index) takes over: it skips what is linked.
+      const other = open(fake);
+      await other.catchUpIndex();
+      assert.deepEqual(linked(fake, 'environment-acme/'), [
+        'environment-acme/prod@0',
+        'environment-acme/prod@1',
+        'environment-acme/test@0',
+      ]);
+      const before = store.readStats().recordsRead;
+      assert.deepEqual(
+        (await store.readStreamsByPrefix('environment-acme/')).map((e) => e.type),
+        ['a', 'b', 'c'],
+      );
+      // The checkpoint, three links and their events, and the event at the checkpoint again (a read of
+      // the log from a position includes it), which finds the log ends there.
+      assert.equal(store.readStats().recordsRead - before, 1 + 2 * 3 + 1);
+    });
+
+    it('two passes racing link each event once: the index streams take the expected revision', async () => {
+      const fake = new FakeKurrent();
+      const [a, b] = [open(fake), open(fake)];
+      for (let i = 0; i < 30; i++) await a.append(`flow-acme/f${i % 3}`, [event(`e${i}`)], 'any');
+      await Promise.all([a.catchUpIndex(), b.catchUpIndex(), a.catchUpIndex()]);
+      const links = linked(fake, 'flow-acme/');
+      assert.equal(links.length, 30);
+      assert.equal(new Set(links).size, 30, 'no event linked twice');
+      assert.deepEqual(
+        (await b.readStreamsByPrefix('flow-acme/')).map((e) => e.type),
+        Array.from({ length: 30 }, (_, i) => `e${i}`),
+      );
+    });
+
+    it('a past read the index covers reads no log; a read with no index yet reads the log', async () => {
+      const fake = new FakeKurrent();
+      const store = open(fake);
+      await store.append('policy-acme/p', [event('v1')], 'no_stream');
+      const before = await store.readStreamsByPrefix('policy-acme/');
+      assert.deepEqual(
+        before.map((e) => e.type),
+        ['v1'],
+        'no checkpoint yet: the log, read whole',
+      );
+      await store.catchUpIndex();
+      const v1 = before[0];
+      await store.append('policy-acme/p', [event('v2')], 0);
+      fake.calls.length = 0;
+      const past = await store.readStreamsByPrefix('policy-acme/', { untilPosition: v1.position });
+      assert.deepEqual(
+        past.map((e) => [e.type, e.position, e.recordedAt]),
+        [['v1', v1.position, v1.recordedAt]],
+      );
+      assert.deepEqual(
+        fake.calls.map((c) => [c.method, c.stream]),
+        [
+          ['readStream', INDEX_CHECKPOINT_STREAM],
+          ['readStream', indexStreamOf('policy-acme/')],
+        ],
+      );
+    });
+
+    it('keeps the index while running, and stops', async () => {
+      const fake = new FakeKurrent();
+      const store = open(fake);
+      const errors: unknown[] = [];
+      const keeping = store.keepIndex({ pollMs: 10, onError: (e) => errors.push(e) });
+      try {
+        await store.append('control-acme/c', [event('one')], 'no_stream');
+        await until(() => linked(fake, 'control-acme/').length === 1);
+        fake.appendError = new UnavailableError();
+        fake.appendErrorOn = indexStreamOf('control-acme/');
+        await store.append('control-acme/c', [event('two')], 0);
+        await until(() => linked(fake, 'control-acme/').length === 2);
+        assert.ok(
+          errors[0] instanceof StoreUnavailableError,
+          'a failed pass is reported, the next one retries',
+        );
+      } finally {
+        await keeping.stop();
+      }
+      const checkpoint = fake.log.filter((r) => r.streamId === INDEX_CHECKPOINT_STREAM).at(-1)!;
+      assert.equal(
+        (checkpoint.metadata as { position: number }).position,
+        Number(fake.log.filter((r) => r.type === 'two')[0].position),
+      );
     });
   });
 

@@ -18,19 +18,30 @@ import {
   UnavailableError,
   UnknownError,
   WrongExpectedVersionError,
+  binaryEvent,
   convertToCommandError,
   excludeSystemEvents,
   isCommandError,
-  streamNameFilter,
   jsonEvent,
 } from '@kurrent/kurrentdb-client';
 import type {
   AllStreamResolvedEvent,
   AppendStreamState,
+  EventData,
   ReadPosition,
   ResolvedEvent,
 } from '@kurrent/kurrentdb-client';
+import { LRUCache } from 'lru-cache';
 import { DEFAULT_MAX_APPEND_SIZE, appendSize } from './append-size';
+import {
+  INDEX_CHECKPOINT_STREAM,
+  indexStreamOf,
+  linkData,
+  linksOf,
+  linkTarget,
+  scopeFor,
+  tailNeeded,
+} from './index-scopes';
 import { LiveBatches } from './live-batches';
 import {
   AppendOptions,
@@ -43,7 +54,9 @@ import {
   ExpectedRevision,
   FollowOptions,
   Following,
+  KeepIndexOptions,
   LogHead,
+  ReadStats,
   ReadStreamOptions,
   StoreUnavailableError,
   StoredEvent,
@@ -52,10 +65,30 @@ import {
 
 const ENGINE = 'KurrentDB';
 
+/** Events one indexing pass reads from the log at a time; the tail of a prefix read is read in pages of this many too. */
+const INDEX_BATCH = 500;
+/** Index streams one indexing batch appends to at once. */
+const INDEX_APPENDS_IN_FLIGHT = 8;
+/** Tries of one index append that finds another indexer moved the stream on (it re-reads the stream's last link each time). */
+const INDEX_APPEND_TRIES = 5;
+/** Links the checkpoint stream keeps ($maxCount; the server scavenges older ones): only the latest is read. */
+const CHECKPOINTS_KEPT = 64;
+/** Index streams whose last link this process remembers between batches (else it reads it again). */
+const INDEX_TIPS_KEPT = 10_000;
+
+/** The last link of an index stream: its revision (-1: no stream yet) and the position and instant of its event. */
+interface IndexTip {
+  revision: number;
+  position: number;
+  recordedAt: number;
+}
+
+const NO_TIP: IndexTip = { revision: -1, position: 0, recordedAt: 0 };
+
 /** The part of the client the adapter uses (tests hand in a fake). */
 export type KurrentClient = Pick<
   KurrentDBClient,
-  'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'dispose'
+  'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'setStreamMetadata' | 'dispose'
 >;
 
 export interface KurrentDbEventStoreOptions {
@@ -85,6 +118,21 @@ export interface KurrentDbEventStoreOptions {
  *
  * recorded_at: the server's `created`, which both read paths of the client give
  * as a JS Date, so milliseconds (× 1000 here).
+ *
+ * The scope index (ADR 0032): for every scope of an event's stream
+ * (`index-scopes.ts`: `trail-acme/`, `trail-acme/web/`), a link event (`$>`,
+ * `<revision>@<stream>`, its event's position and recorded_at in the
+ * metadata) in that scope's index stream, appended in position order by an
+ * indexing pass that reads the log after the checkpoint; then a link to the
+ * last event indexed in the checkpoint stream. Without multi-stream
+ * transactions, what holds is the order: every link of an event at or before
+ * the checkpoint was acknowledged before the checkpoint was written. A prefix
+ * read reads the checkpoint, then the scope's index stream (links resolved) up
+ * to it, then, only when the bound reaches past it, the log after it. Index
+ * appends carry the expected revision of the index stream, so two passes
+ * (two processes, or a pass retried after a crash) never link an event twice.
+ * Links and checkpoints are `$>` records: every read of `$all` here filters
+ * system records out on the server, so no projection, follower or head sees them.
  */
 export class KurrentDbEventStore implements EventStore {
   readonly kind = 'kurrentdb' as const;
@@ -93,6 +141,10 @@ export class KurrentDbEventStore implements EventStore {
   private readonly client: KurrentClient;
   private readonly timeoutMs: number;
   private readonly now: () => number;
+  /** Records the server sent to the reads (ReadStats). */
+  private recordsRead = 0;
+  /** Index streams' last links as this process last wrote or read them (dropped on any failed append). */
+  private readonly indexTips = new LRUCache<string, IndexTip>({ max: INDEX_TIPS_KEPT });
 
   constructor(connectionString: string, options: KurrentDbEventStoreOptions = {}) {
     this.timeoutMs = options.connectTimeoutMs ?? 3000;
@@ -174,6 +226,7 @@ export class KurrentDbEventStore implements EventStore {
           ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
         }),
       )) {
+        this.recordsRead++;
         const event = toStored(resolved);
         if (!event) continue;
         if (event.recordedAt > until || event.position > untilPosition) break;
@@ -186,32 +239,247 @@ export class KurrentDbEventStore implements EventStore {
     return out;
   }
 
-  /** `$all` filtered on the server by stream-name prefix, until an event past the instant or the position. */
+  /**
+   * Through the scope index: the checkpoint, the scope's index stream up to
+   * it (or to the bound), then the log after it when the bound reaches past
+   * it. A prefix in no scope (no `/`) reads the log from the start.
+   */
   async readStreamsByPrefix(
     prefix: string,
     options: Omit<ReadStreamOptions, 'fromRevision'> = {},
   ): Promise<StoredEvent[]> {
-    const until = options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER;
-    const untilPosition = options.untilPosition ?? Number.MAX_SAFE_INTEGER;
+    const bound = {
+      untilRecordedAt: options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
+      untilPosition: options.untilPosition ?? Number.MAX_SAFE_INTEGER,
+    };
     const out: StoredEvent[] = [];
+    let tailAfter = 0;
+    const scope = scopeFor(prefix);
     try {
-      for await (const resolved of this.boundedStream(
-        `read streams ${prefix}*`,
-        this.client.readAll({
-          direction: FORWARDS,
-          fromPosition: START,
-          filter: streamNameFilter({ prefixes: [prefix] }),
-        }),
-      )) {
-        const event = toStored(resolved);
-        if (!event) continue;
-        if (event.recordedAt > until || event.position > untilPosition) break;
-        out.push(event);
+      if (scope !== undefined) {
+        const covered = await this.indexTip(INDEX_CHECKPOINT_STREAM, { cached: false, counted: true });
+        if (covered.revision >= 0) {
+          const ended = await this.readIndex(scope, prefix, covered.position, bound, out);
+          if (ended || !tailNeeded(covered, bound)) return out;
+          tailAfter = covered.position;
+        }
       }
+      await this.readTail(prefix, tailAfter, bound, out);
     } catch (error) {
       throw translate(error);
     }
     return out;
+  }
+
+  /**
+   * The scope's events under `prefix`, in position order, from its index
+   * stream with links resolved, up to the checkpoint `covered`: true when an
+   * event past the bound ended the read (the log after the checkpoint is then
+   * not needed either).
+   */
+  private async readIndex(
+    scope: string,
+    prefix: string,
+    covered: number,
+    bound: { untilRecordedAt: number; untilPosition: number },
+    out: StoredEvent[],
+  ): Promise<boolean> {
+    let last = 0;
+    try {
+      for await (const resolved of this.boundedStream(
+        `read the index of ${scope}`,
+        this.client.readStream(indexStreamOf(scope), {
+          direction: FORWARDS,
+          fromRevision: START,
+          resolveLinkTos: true,
+          // Like the checkpoint, from the leader: a follower behind it could lack links the checkpoint covers.
+          requiresLeader: true,
+        }),
+      )) {
+        this.recordsRead += resolved.link && resolved.event ? 2 : 1;
+        // Unresolved (its event gone), the link itself comes as the event: skipped below.
+        const target = linkTarget((resolved.link ?? resolved.event)?.metadata);
+        if (!target) continue;
+        // Links past the checkpoint may be there, but not all of them yet: the log after it is read instead.
+        if (target.position > covered) return false;
+        if (target.position <= last) continue;
+        last = target.position;
+        if (target.recorded_at > bound.untilRecordedAt || target.position > bound.untilPosition) return true;
+        const event = toStored(resolved, target.position);
+        if (event?.stream.startsWith(prefix)) out.push(event);
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return false;
+      throw error;
+    }
+    return false;
+  }
+
+  /** The log after `after` up to the bound, every record read (and counted), the prefix's events kept. */
+  private async readTail(
+    prefix: string,
+    after: number,
+    bound: { untilRecordedAt: number; untilPosition: number },
+    out: StoredEvent[],
+  ): Promise<void> {
+    for (let from = after; ;) {
+      const page = await this.readLog(from, INDEX_BATCH, true);
+      if (page.length === 0) return;
+      for (const event of page) {
+        if (event.recordedAt > bound.untilRecordedAt || event.position > bound.untilPosition) return;
+        if (event.stream.startsWith(prefix)) out.push(event);
+      }
+      if (page.length < INDEX_BATCH) return; // a short page is the log's end
+      from = page[page.length - 1].position;
+    }
+  }
+
+  readStats(): ReadStats {
+    return { recordsRead: this.recordsRead };
+  }
+
+  /** One indexing pass, up to the head as of the call. */
+  async catchUpIndex(): Promise<number> {
+    try {
+      return await this.indexPass(() => false);
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  /** A pass (to the head as of its start), then `pollMs`, again; a failed pass is reported, and the next one retries. */
+  keepIndex(options: KeepIndexOptions = {}): Following {
+    const pollMs = options.pollMs ?? 1000;
+    let stopped = false;
+    let wake: (() => void) | undefined;
+    const done = (async () => {
+      await this.limitCheckpoints();
+      while (!stopped) {
+        try {
+          await this.indexPass(() => stopped);
+        } catch (error) {
+          if (!stopped) options.onError?.(translate(error));
+        }
+        if (stopped) break;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    })();
+    return {
+      async stop() {
+        stopped = true;
+        wake?.();
+        await done;
+      },
+    };
+  }
+
+  /**
+   * Links every event after the checkpoint, up to the head as of the start,
+   * a batch at a time: each batch's links, then the checkpoint moved to its
+   * last event. Answers the position the index covers.
+   */
+  private async indexPass(stopped: () => boolean): Promise<number> {
+    const head = await this.head();
+    let covered = (await this.indexTip(INDEX_CHECKPOINT_STREAM, { cached: true, counted: false })).position;
+    while (covered < head.position && !stopped()) {
+      const batch = await this.readLog(covered, INDEX_BATCH, false);
+      if (batch.length === 0) break;
+      const links = [...linksOf(batch)];
+      let next = 0;
+      const appender = async () => {
+        while (next < links.length) {
+          const [stream, events] = links[next++];
+          await this.appendLinks(stream, events);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(INDEX_APPENDS_IN_FLIGHT, links.length) }, appender));
+      // Every link of the batch is acknowledged: the checkpoint may name its last event.
+      const last = batch[batch.length - 1];
+      await this.appendLinks(INDEX_CHECKPOINT_STREAM, [last], true);
+      covered = last.position;
+      if (batch.length < INDEX_BATCH) break; // a short page is the log's end
+    }
+    return covered;
+  }
+
+  /**
+   * Links to `events` (in position order) appended to an index stream after
+   * its last link, with that link's revision expected: events it already
+   * links to are skipped, so a pass run twice, or beside another, links each
+   * event once. `latestOnly`: only the last event is linked (the checkpoint).
+   */
+  private async appendLinks(stream: string, events: StoredEvent[], latestOnly = false): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const tip = await this.indexTip(stream, { cached: true, counted: false });
+      const fresh = events.filter((e) => e.position > tip.position);
+      if (fresh.length === 0) return;
+      const linked = latestOnly ? fresh.slice(-1) : fresh;
+      try {
+        const appended = await this.bounded(`append to ${stream}`, () =>
+          this.client.appendToStream(stream, linked.map(linkTo), {
+            streamState: tip.revision < 0 ? NO_STREAM : BigInt(tip.revision),
+          }),
+        );
+        const last = linked[linked.length - 1];
+        this.indexTips.set(stream, {
+          revision: Number(appended.nextExpectedRevision),
+          position: last.position,
+          recordedAt: last.recordedAt,
+        });
+        if (stream === INDEX_CHECKPOINT_STREAM && tip.revision < 0) await this.limitCheckpoints();
+        return;
+      } catch (error) {
+        // Whatever the outcome (a timeout may hide a success), the stream's last link is read again.
+        this.indexTips.delete(stream);
+        if (asCommandError(error) instanceof WrongExpectedVersionError && attempt < INDEX_APPEND_TRIES)
+          continue;
+        throw error;
+      }
+    }
+  }
+
+  /** The last link of an index stream (NO_TIP when it has none), from this process's memory when `cached`. */
+  private async indexTip(stream: string, how: { cached: boolean; counted: boolean }): Promise<IndexTip> {
+    if (how.cached) {
+      const known = this.indexTips.get(stream);
+      if (known) return known;
+    }
+    let tip = NO_TIP;
+    try {
+      for await (const resolved of this.boundedStream(
+        `read the last link of ${stream}`,
+        this.client.readStream(stream, {
+          direction: BACKWARDS,
+          fromRevision: END,
+          maxCount: 1,
+          requiresLeader: true,
+        }),
+      )) {
+        if (how.counted) this.recordsRead++;
+        const link = resolved.event;
+        if (!link) continue;
+        const target = linkTarget(link.metadata);
+        if (!target) throw new Error(`the index link ${stream}@${link.revision} names no event position`);
+        tip = { revision: Number(link.revision), position: target.position, recordedAt: target.recorded_at };
+      }
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    if (how.cached) this.indexTips.set(stream, tip);
+    return tip;
+  }
+
+  /** The checkpoint stream keeps its latest links only (best effort: without the right to set it, it grows). */
+  private async limitCheckpoints(): Promise<void> {
+    await this.bounded('limit the index checkpoints', () =>
+      this.client.setStreamMetadata(INDEX_CHECKPOINT_STREAM, { maxCount: CHECKPOINTS_KEPT }),
+    ).catch(() => undefined);
   }
 
   /**
@@ -220,6 +488,11 @@ export class KurrentDbEventStore implements EventStore {
    * the read early: only a short page means the end of the log.
    */
   async readAll(afterPosition: number, limit: number): Promise<StoredEvent[]> {
+    return this.readLog(afterPosition, limit, true);
+  }
+
+  /** readAll; `counted`: what it reads goes into ReadStats (the indexing passes' reads do not). */
+  private async readLog(afterPosition: number, limit: number, counted: boolean): Promise<StoredEvent[]> {
     const out: StoredEvent[] = [];
     let from = afterPosition;
     try {
@@ -238,6 +511,7 @@ export class KurrentDbEventStore implements EventStore {
           }),
         )) {
           returned++;
+          if (counted) this.recordsRead++;
           const position = eventPosition(resolved);
           if (position !== undefined && position > furthest) furthest = position;
           const event = toStored(resolved);
@@ -447,21 +721,38 @@ function eventPosition(resolved: ResolvedEvent | AllStreamResolvedEvent): number
   return globalPosition(resolved.event?.position?.prepare);
 }
 
-function toStored(resolved: ResolvedEvent | AllStreamResolvedEvent): StoredEvent | undefined {
+/**
+ * The event a read gave (the event a link resolves to, for an index read),
+ * or undefined for what is not one of the log's events. `position`: the
+ * event's, as its link names it (the one read when it is not given).
+ */
+function toStored(
+  resolved: ResolvedEvent | AllStreamResolvedEvent,
+  position?: number,
+): StoredEvent | undefined {
   const event = resolved.event;
   if (!event || !event.isJson || event.streamId.startsWith('$')) return undefined;
-  const position = event.position;
-  if (!position) throw new Error('KurrentDB did not return event positions (server older than 22.6)');
+  if (position === undefined && !event.position)
+    throw new Error('KurrentDB did not return event positions (server older than 22.6)');
   return {
     id: event.id,
     stream: event.streamId,
     revision: Number(event.revision),
-    position: Number(position.prepare),
+    position: position ?? Number(event.position!.prepare),
     type: event.type,
     data: event.data as Record<string, unknown>,
     metadata: (event.metadata ?? {}) as EventMetadata,
     recordedAt: event.created.getTime() * 1000,
   };
+}
+
+/** A link event (`$>`) to a stored event, naming its position and instant. */
+function linkTo(event: StoredEvent): EventData {
+  return binaryEvent({
+    type: '$>',
+    data: Buffer.from(linkData(event), 'utf8'),
+    metadata: { position: event.position, recorded_at: event.recordedAt },
+  });
 }
 
 function translateAppend(error: unknown, stream: string, expected: ExpectedRevision): Error {

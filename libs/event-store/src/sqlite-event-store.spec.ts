@@ -102,6 +102,45 @@ describe('SqliteEventStore recorded_at', () => {
     await interrupted;
   });
 
+  it('reads a stream and a prefix from a range of the stream index, never by scanning the table', async () => {
+    const store = new SqliteEventStore({ path: ':memory:' });
+    const plans = store.queryPlans();
+    assert.deepEqual(plans.prefix, [
+      'SEARCH events USING COVERING INDEX events_by_stream_time (stream>? AND stream<?)',
+    ]);
+    assert.deepEqual(plans.stream, [
+      'SEARCH events USING COVERING INDEX events_by_stream_time (stream=? AND revision>?)',
+    ]);
+    await store.close();
+  });
+
+  it('counts the index entries a read visits and the rows it fetches; a stream read stops at its bound', async () => {
+    const store = new SqliteEventStore({ path: ':memory:' });
+    for (let i = 0; i < 10; i++) await store.append(`s-acme/${i % 2}`, [event(`e${i}`)], 'any');
+    const cost = async (read: () => Promise<unknown[]>) => {
+      const before = store.readStats().recordsRead;
+      const found = (await read()).length;
+      return [found, store.readStats().recordsRead - before];
+    };
+    const [third] = (await store.readStream('s-acme/0')).slice(2);
+    assert.deepEqual(await cost(() => store.readStream('s-acme/0')), [5, 5 + 5]);
+    // Three entries taken, the fourth seen past the bound: the fifth is never visited.
+    assert.deepEqual(await cost(() => store.readStream('s-acme/0', { untilPosition: third.position })), [
+      3,
+      4 + 3,
+    ]);
+    assert.deepEqual(await cost(() => store.readStream('s-acme/0', { maxCount: 2 })), [2, 2 + 2]);
+    // A prefix's range is in name order: every entry of it is visited, then the rows within the bound fetched.
+    assert.deepEqual(
+      await cost(() => store.readStreamsByPrefix('s-acme/', { untilPosition: third.position })),
+      [5, 10 + 5],
+    );
+    assert.deepEqual(await cost(() => store.readStreamsByPrefix('s-other/')), [0, 0]);
+    assert.deepEqual(await cost(() => store.readAll(0, 4)), [4, 4]);
+    assert.equal(await store.catchUpIndex(), (await store.head()).position, 'every commit keeps the index');
+    await store.close();
+  });
+
   it('refuses a half-known batch of event ids instead of writing part of it', async () => {
     const store = new SqliteEventStore({ path: ':memory:' });
     const known = event('a');

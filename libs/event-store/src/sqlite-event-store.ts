@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { DEFAULT_MAX_APPEND_SIZE, serializedAppendSize } from './append-size';
 import { followByPolling } from './follow-loop';
+import { searchesEventsByStream } from './query-plan';
 import { TimeSlice } from './time-slice';
 import { nowMicros } from './microseconds';
 import { canonicalJson } from './canonical-text';
@@ -18,6 +19,7 @@ import {
   FollowOptions,
   Following,
   LogHead,
+  ReadStats,
   ReadStreamOptions,
   StoreUnavailableError,
   StoredEvent,
@@ -89,6 +91,14 @@ export class SqliteEventStore implements EventStore {
   private readonly writer: LogWriter;
   private closed = false;
   private readonly readSliceMs: number;
+  /** Rows and index entries read so far (ReadStats). */
+  private recordsRead = 0;
+  /**
+   * Whether the planner answers the stream and prefix reads from a range of
+   * the stream index (EXPLAIN QUERY PLAN, when prepared). When it would not,
+   * each such read is counted as visiting every row of the table.
+   */
+  private readonly rangePlans: boolean;
 
   constructor(options: SqliteEventStoreOptions) {
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
@@ -100,6 +110,7 @@ export class SqliteEventStore implements EventStore {
     this.readSliceMs = options.readSliceMs ?? 10;
     this.appended.setMaxListeners(0);
     this.stmt = this.prepare();
+    this.rangePlans = this.plannedAsRanges();
     this.writer =
       options.path === ':memory:'
         ? new InThreadWriter(this.db)
@@ -110,17 +121,11 @@ export class SqliteEventStore implements EventStore {
     const db = this.db;
     return {
       // Positions first, from the covering (stream, revision, recorded_at) index: no event's text is
-      // read (recorded_at is stored after it) or sorted; the events are then read by position.
-      streamPositions: db
-        .prepare<[string, number, number, number, number], number>(
-          'SELECT position FROM events WHERE stream = ? AND revision >= ? AND recorded_at <= ? AND position <= ? ORDER BY revision LIMIT ?',
-        )
-        .pluck(),
-      prefixPositions: db
-        .prepare<[string, string, number, number], number>(
-          'SELECT position FROM events WHERE stream >= ? AND stream < ? AND recorded_at <= ? AND position <= ? ORDER BY position',
-        )
-        .pluck(),
+      // read (recorded_at is stored after it) or sorted; the events are then read by position. The
+      // bounds are applied here, row by row, so every index entry the query visits is counted.
+      streamPositions: db.prepare<[string, number], [number, number]>(STREAM_RANGE).raw(),
+      // The scope index: the range of stream names under the prefix, and nothing outside it.
+      prefixPositions: db.prepare<[string, string], [number, number]>(PREFIX_RANGE).raw(),
       atPositions: db.prepare<[string], Row>(
         'SELECT * FROM events WHERE position IN (SELECT value FROM json_each(?)) ORDER BY position',
       ),
@@ -131,10 +136,46 @@ export class SqliteEventStore implements EventStore {
         'SELECT position, recorded_at FROM events ORDER BY position DESC LIMIT 1',
       ),
       count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events'),
+      explain: (sql: string, ...args: unknown[]) =>
+        db
+          .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+          .all(...args)
+          .map((row) => row.detail),
       positionAt: db.prepare<[number], { position: number; recorded_at: number }>(
         'SELECT position, recorded_at FROM events WHERE recorded_at <= ? ORDER BY recorded_at DESC, position DESC LIMIT 1',
       ),
     };
+  }
+
+  /** The plans SQLite makes for the stream and prefix reads (EXPLAIN QUERY PLAN). */
+  queryPlans(): { stream: string[]; prefix: string[] } {
+    return {
+      stream: this.stmt.explain(STREAM_RANGE, 's-acme/x', 0),
+      prefix: this.stmt.explain(PREFIX_RANGE, 's-acme/', 's-acme/\u{10ffff}'),
+    };
+  }
+
+  private plannedAsRanges(): boolean {
+    const plans = this.queryPlans();
+    return searchesEventsByStream(plans.stream) && searchesEventsByStream(plans.prefix);
+  }
+
+  /** What a stream or prefix read visited: the range's entries, or the whole table when the plan scans it. */
+  private countVisited(entries: number): void {
+    this.recordsRead += this.rangePlans ? entries : (this.stmt.count.get()?.n ?? 0);
+  }
+
+  readStats(): ReadStats {
+    return { recordsRead: this.recordsRead };
+  }
+
+  /** The index is the stream-name B-tree, written by each commit: it covers the whole log. */
+  async catchUpIndex(): Promise<number> {
+    return (await this.head()).position;
+  }
+
+  keepIndex(): Following {
+    return { stop: async () => undefined };
   }
 
   /** Journal mode and synchronous level of the connection that writes (2 = FULL). */
@@ -218,31 +259,55 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
+  /**
+   * Along the stream's revisions, recorded_at and the position never
+   * decrease: the read stops at the first entry past the bound, or at
+   * maxCount, and visits no entry after it.
+   */
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
-    const positions = this.guard(() =>
-      this.stmt.streamPositions.all(
+    const until = options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER;
+    const untilPosition = options.untilPosition ?? Number.MAX_SAFE_INTEGER;
+    const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+    const positions = this.guard(() => {
+      const found: number[] = [];
+      if (maxCount <= 0) return found;
+      let visited = 0;
+      for (const [position, recordedAt] of this.stmt.streamPositions.iterate(
         stream,
         options.fromRevision ?? 0,
-        options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
-        options.untilPosition ?? Number.MAX_SAFE_INTEGER,
-        options.maxCount ?? -1, // SQLite: a negative LIMIT is none
-      ),
-    );
+      )) {
+        visited++;
+        if (recordedAt > until || position > untilPosition) break;
+        found.push(position);
+        if (found.length === maxCount) break;
+      }
+      this.countVisited(visited);
+      return found;
+    });
     return this.readInSlices(positions);
   }
 
+  /**
+   * The scope index: the stream-name range [prefix, prefix + U+10FFFF) of the
+   * covering stream index, every entry of it visited (ordered by name, not
+   * by position, so a bound cannot end it early), none outside it.
+   */
   async readStreamsByPrefix(
     prefix: string,
     options: Omit<ReadStreamOptions, 'fromRevision'> = {},
   ): Promise<StoredEvent[]> {
-    const positions = this.guard(() =>
-      this.stmt.prefixPositions.all(
-        prefix,
-        `${prefix}\u{10ffff}`,
-        options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER,
-        options.untilPosition ?? Number.MAX_SAFE_INTEGER,
-      ),
-    );
+    const until = options.untilRecordedAt ?? Number.MAX_SAFE_INTEGER;
+    const untilPosition = options.untilPosition ?? Number.MAX_SAFE_INTEGER;
+    const positions = this.guard(() => {
+      const found: number[] = [];
+      let visited = 0;
+      for (const [position, recordedAt] of this.stmt.prefixPositions.iterate(prefix, `${prefix}\u{10ffff}`)) {
+        visited++;
+        if (recordedAt <= until && position <= untilPosition) found.push(position);
+      }
+      this.countVisited(visited);
+      return found.sort((a, b) => a - b);
+    });
     return this.readInSlices(positions);
   }
 
@@ -261,6 +326,7 @@ export class SqliteEventStore implements EventStore {
       if (slice.due) await slice.turn();
       const chunk = positions.slice(i, i + take);
       const rows = this.guard(() => this.stmt.atPositions.all(JSON.stringify(chunk)));
+      this.recordsRead += rows.length;
       let bytes = 0;
       for (const row of rows) {
         const event = toStored(row);
@@ -282,6 +348,7 @@ export class SqliteEventStore implements EventStore {
       const batch: StoredEvent[] = [];
       let bytes = 0;
       for (const row of this.stmt.readAll.iterate(afterPosition, limit)) {
+        this.recordsRead++;
         const event = toStored(row);
         batch.push(event);
         bytes += event.size!;
@@ -348,6 +415,12 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 }
+
+/** A stream's index entries from a revision on, in revision order (the bounds are applied as they are read). */
+const STREAM_RANGE =
+  'SELECT position, recorded_at FROM events WHERE stream = ? AND revision >= ? ORDER BY revision';
+/** Every index entry whose stream name is in [?, ?): a range of the stream index. */
+const PREFIX_RANGE = 'SELECT position, recorded_at FROM events WHERE stream >= ? AND stream < ?';
 
 /** Another process's lock past busy_timeout is answered 503 like a server outage; anything else is a bug. */
 function unavailableWhenLocked(error: unknown): unknown {

@@ -60,6 +60,19 @@ describe('UpcastingEventStore: old events read in the current schema, the log as
     await store.close();
   });
 
+  it("counts what the inner store read and keeps the inner store's index", async () => {
+    const raw = new SqliteEventStore({ path: ':memory:' });
+    const store = new UpcastingEventStore(raw, [secondsToMicros, renamed]);
+    await store.append('thing-acme/4', [event({ at: 1 }), event({ at: 2 })], 'no_stream');
+    const before = store.readStats().recordsRead;
+    await store.readStreamsByPrefix('thing-acme/');
+    assert.equal(store.readStats().recordsRead - before, 4, 'two index entries, two rows');
+    assert.deepEqual(store.readStats(), raw.readStats());
+    assert.equal(await store.catchUpIndex(), (await raw.head()).position);
+    await store.keepIndex().stop();
+    await store.close();
+  });
+
   it('refuses a chain with a missing or a repeated step', () => {
     const raw = new SqliteEventStore({ path: ':memory:' });
     assert.throws(() => new UpcastingEventStore(raw, [renamed]), /no upcaster from version 1/);

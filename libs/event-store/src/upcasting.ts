@@ -7,7 +7,9 @@ import type {
   ExpectedRevision,
   FollowOptions,
   Following,
+  KeepIndexOptions,
   LogHead,
+  ReadStats,
   ReadStreamOptions,
   StoredEvent,
 } from './event-store.port';
@@ -113,6 +115,17 @@ export class UpcastingEventStore implements EventStore {
 
   follow(afterPosition: number, handler: BatchHandler, options?: FollowOptions): Following {
     return this.inner.follow(afterPosition, (events) => handler(this.all(events)), options);
+  }
+
+  /** The inner store's: upcasting reads nothing more. */
+  readStats(): ReadStats {
+    return this.inner.readStats();
+  }
+  catchUpIndex(): Promise<number> {
+    return this.inner.catchUpIndex();
+  }
+  keepIndex(options?: KeepIndexOptions): Following {
+    return this.inner.keepIndex(options);
   }
 
   head(): Promise<LogHead> {

@@ -1,15 +1,18 @@
 import type { Logger } from '@nestjs/common';
-import type { EventStore } from '#des/event-store';
+import type { EventStore, Following } from '#des/event-store';
 import type { Lease, Projector } from '#des/projections';
 import type { Metrics } from './metrics';
 
 const CATCH_UP_PROGRESS_MS = 5000;
+/** The same index failure is logged at most this often (an outage fails every pass). */
+const INDEX_WARNING_MS = 60_000;
 
 /**
  * Starts and stops a process's projector: at once (embedded, caught up
  * before the API listens), or while this process holds the projector lease
  * in the shared read store (server mode), so exactly one instance applies the
- * projections.
+ * projections. The event store's scope index (what past reads of a scope go
+ * through, ADR 0032) is kept by the same process while it projects.
  */
 export class ProjectorLifecycle {
   private lease?: Lease;
@@ -27,6 +30,8 @@ export class ProjectorLifecycle {
   private closing = false;
   /** Whether "standing by" was logged since the lease was last held (said once, not every check). */
   private waitingSaid = false;
+  /** The scope index kept while projecting. */
+  private indexing?: Following;
 
   constructor(
     private readonly projector: Projector,
@@ -55,6 +60,7 @@ export class ProjectorLifecycle {
     }
     if (this.state !== 'starting') return; // the lease was lost meanwhile: stopProjecting() stops it
     this.state = 'projecting';
+    this.indexing = this.events.keepIndex({ onError: this.indexWarning() });
     const progress = await this.catchUpProgress();
     try {
       await this.projector.catchUp();
@@ -80,11 +86,25 @@ export class ProjectorLifecycle {
 
   private async stopProjecting(): Promise<void> {
     this.state = 'stopping';
+    const indexing = this.indexing;
+    this.indexing = undefined;
     try {
-      await this.projector.stop(); // after the start under way, if any
+      await Promise.all([this.projector.stop(), indexing?.stop()]); // after the start under way, if any
     } finally {
       this.state = 'idle';
     }
+  }
+
+  /** Logs a failed indexing pass, the same message at most once a minute (the next pass retries). */
+  private indexWarning(): (error: unknown) => void {
+    const said = new Map<string, number>();
+    return (error) => {
+      const message = error instanceof Error ? error.message : String(error);
+      const now = Date.now();
+      if (now - (said.get(message) ?? 0) < INDEX_WARNING_MS) return;
+      said.set(message, now);
+      this.logger.warn(`event store index not kept up to date: ${message}; retrying`);
+    };
   }
 
   /** Takes or renews the lease; starts the projector when it is idle and held, stops it when lost. */
