@@ -45,10 +45,31 @@ export class AuthGuard implements CanActivate {
     private readonly usage: KeyUsageRecorder,
   ) {}
 
+  /** What each route declares (by handler, then class), read from its metadata once. */
+  private readonly declared = new WeakMap<
+    object,
+    WeakMap<object, { isPublic: boolean; required?: Privilege }>
+  >();
+
+  private declarationOf(context: ExecutionContext): { isPublic: boolean; required?: Privilege } {
+    const [handler, type] = [context.getHandler(), context.getClass()];
+    let byClass = this.declared.get(handler);
+    if (!byClass) this.declared.set(handler, (byClass = new WeakMap()));
+    let declaration = byClass.get(type);
+    if (!declaration) {
+      const targets = [handler, type];
+      declaration = {
+        isPublic: !!this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets),
+        required: this.reflector.getAllAndOverride<Privilege>(REQUIRED_PRIVILEGE, targets),
+      };
+      byClass.set(type, declaration);
+    }
+    return declaration;
+  }
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
-    const required = this.reflector.getAllAndOverride<Privilege>(REQUIRED_PRIVILEGE, targets);
+    const { isPublic, required } = this.declarationOf(context);
+    if (isPublic) return true;
     if (!required)
       throw new Error(`route ${context.getClass().name}.${context.getHandler().name} declares no privilege`);
 
