@@ -102,10 +102,11 @@ export async function startRedis(port?: number): Promise<Engine> {
 
 /**
  * The FerretDB backend the tests use when there is neither MONGODB_URL nor a
- * mongod: DES_TEST_FERRETDB_BACKEND, `postgresql` or `sqlite` (the default).
+ * mongod: DES_TEST_FERRETDB_BACKEND, `postgresql` (the default, with the `_id`
+ * index: ADR 0033) or `sqlite`.
  */
 export type FerretBackend = 'postgresql' | 'sqlite';
-export const DEFAULT_FERRET_BACKEND: FerretBackend = 'sqlite';
+export const DEFAULT_FERRET_BACKEND: FerretBackend = 'postgresql';
 
 export function ferretBackend(env: NodeJS.ProcessEnv = process.env): FerretBackend {
   const backend = env.DES_TEST_FERRETDB_BACKEND || DEFAULT_FERRET_BACKEND;
