@@ -34,6 +34,16 @@ command -v chromium >/dev/null 2>&1 || [ -n "${PUPPETEER_EXECUTABLE_PATH:-}" ] |
 command -v pdftotext >/dev/null 2>&1 || apt_missing+=(poppler-utils)
 # The documentation's examples (and the test that runs them) use curl, jq, openssl and unzip.
 for tool in curl jq openssl unzip; do command -v "$tool" >/dev/null 2>&1 || apt_missing+=("$tool"); done
+# PostgreSQL, the backend of the FerretDB the tests run (test/support/engines.ts starts a throwaway
+# cluster), unless the user has a MongoDB: Debian keeps its programs in /usr/lib/postgresql/<version>/bin.
+postgres_bin() {
+  local initdb
+  initdb=$(command -v initdb 2>/dev/null || ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1)
+  [ -n "$initdb" ] && dirname "$(readlink -f "$initdb")"
+}
+if [ -z "${MONGODB_URL:-}" ] && ! command -v mongod >/dev/null 2>&1 && [ -z "$(postgres_bin)" ]; then
+  apt_missing+=(postgresql)
+fi
 if [ ${#apt_missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing from Debian: ${apt_missing[*]}"
@@ -46,6 +56,10 @@ fi
 say "redis-server: $(command -v redis-server || echo missing)"
 say "chromium: ${PUPPETEER_EXECUTABLE_PATH:-$(command -v chromium || echo missing)}"
 say "curl: $(command -v curl || echo missing); jq: $(command -v jq || echo missing); openssl: $(command -v openssl || echo missing); unzip: $(command -v unzip || echo missing)"
+if [ -z "${MONGODB_URL:-}" ] && ! command -v mongod >/dev/null 2>&1; then
+  # Debian's package makes a cluster of its own and starts it as a service where there is one; the tests use none.
+  say "postgresql: $(postgres_bin || echo missing)$( [ -n "$(postgres_bin)" ] && printf ' (%s)' "$("$(postgres_bin)/postgres" --version)")"
+fi
 
 # The OPA compiler and a MongoDB-wire server come from Go modules when the
 # machine has neither; both builds run in parallel.
@@ -80,7 +94,8 @@ else
 fi
 
 # MongoDB-wire server for tests: MONGODB_URL or mongod if the user has them,
-# else FerretDB v1 (SQLite backend) from its Go module (tools/ferretdb/go.mod).
+# else FerretDB v1 from its Go module (tools/ferretdb/go.mod), run on PostgreSQL (above)
+# or, with DES_TEST_FERRETDB_BACKEND=sqlite, on its SQLite backend.
 if [ -n "${MONGODB_URL:-}" ] || command -v mongod >/dev/null 2>&1; then
   say "mongodb: ${MONGODB_URL:-$(command -v mongod)}"
 elif [ -x "$TOOLS/bin/ferretdb" ]; then

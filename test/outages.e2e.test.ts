@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -55,6 +55,8 @@ describe('outages mid-run: an engine stopped and started again (server mode)', (
     await t?.close();
     await redis?.stop();
     await mongo?.stop();
+    // Kept at each stop for the next start; a PostgreSQL cluster under FerretDB is ~40 MB.
+    if (mongoAt.dir) rmSync(mongoAt.dir, { recursive: true, force: true });
   });
 
   const ready = () => t.http.get('/health/ready');
