@@ -221,20 +221,20 @@ async function compileAndEvaluate(): Promise<void> {
 runBenchmark('evaluations', results, async () => {
   await compileAndEvaluate();
   const small = await jobLatency(10_000 - TRAILS * (ATTESTATIONS_PER_TRAIL + 1));
-  results.job_latency_10k_events = { ...small, goal_p50_ms: 25 };
+  results.job_latency_10k_events = { ...small, goal_p50_ms: 10 };
   console.log(
     `Evaluation of ${TRAILS} trails, warm policy cache, ${small.events_in_log} events in the log: ` +
-      `job latency p50 ${small.p50_ms} ms, p90 ${small.p90_ms} ms (goal p50 <= 25 ms), ` +
+      `job latency p50 ${small.p50_ms} ms, p90 ${small.p90_ms} ms (goal p50 <= 10 ms), ` +
       `POST to result seen by the client p50 ${small.client_observed_p50_ms} ms; ` +
       `with 10 trails changed before each run p50 ${small.ten_trails_changed_each_run.p50_ms} ms; ` +
       `with no kept folds p50 ${small.no_kept_folds.p50_ms} ms`,
   );
   const large = await jobLatency(sized(1_000_000, 20_000));
   const ratio = +(large.p50_ms / small.p50_ms).toFixed(2);
-  results.job_latency_1m_events = { ...large, ratio_to_10k: ratio, goal_ratio: 1.5 };
+  results.job_latency_1m_events = { ...large, ratio_to_10k: ratio, goal_p50_ms: 10, goal_ratio: 1.5 };
   console.log(
     `Same with ${large.events_in_log} events in the log (start ${large.start_s} s): ` +
-      `p50 ${large.p50_ms} ms, p90 ${large.p90_ms} ms, ${ratio}x the 10k figure (goal <= 1.5x); ` +
+      `p50 ${large.p50_ms} ms, p90 ${large.p90_ms} ms, ${ratio}x the 10k figure (goals p50 <= 10 ms, <= 1.5x); ` +
       `10 trails changed p50 ${large.ten_trails_changed_each_run.p50_ms} ms; no kept folds p50 ${large.no_kept_folds.p50_ms} ms`,
   );
 
