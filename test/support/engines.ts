@@ -279,8 +279,9 @@ export async function startFerretPostgres(
  * (`_jsonb->'_id' @> '"…"'`), which the btree index it makes for `_id` cannot
  * serve: every update, upsert and read by `_id` scans the whole table
  * (EXPLAIN: Seq Scan). An event trigger gives each table FerretDB creates a GIN
- * index on `_jsonb->'_id'` (jsonb_path_ops), which serves exactly that filter.
- * FerretDB knows nothing of it (it lists, creates and drops its own indexes
+ * index on `_jsonb->'_id'` (jsonb_path_ops), which serves exactly that filter;
+ * `fastupdate = off` puts each entry in the index at once, so a lookup never
+ * also reads a pending list. FerretDB knows nothing of it (it lists, creates and drops its own indexes
  * from its metadata); dropping the table drops it.
  */
 const ID_INDEX_SQL = `
@@ -289,7 +290,7 @@ DECLARE t record;
 BEGIN
   FOR t IN SELECT objid, object_identity FROM pg_event_trigger_ddl_commands() WHERE command_tag = 'CREATE TABLE' LOOP
     IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = t.objid AND attname = '_jsonb' AND NOT attisdropped) THEN
-      EXECUTE format('CREATE INDEX ON %s USING gin ((_jsonb->''_id'') jsonb_path_ops)', t.object_identity);
+      EXECUTE format('CREATE INDEX ON %s USING gin ((_jsonb->''_id'') jsonb_path_ops) WITH (fastupdate = off)', t.object_identity);
     END IF;
   END LOOP;
 END $$;
