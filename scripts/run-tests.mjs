@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: compiles the project (tsc, tests included), starts the real
 // engines once (Redis; a MongoDB-wire server: MONGODB_URL, mongod, or FerretDB
-// built by the setup script, on a throwaway PostgreSQL cluster, or on SQLite with
-// DES_TEST_FERRETDB_BACKEND=sqlite), runs every test file with node's test runner,
+// built by the setup script, on SQLite, or on a throwaway PostgreSQL cluster with
+// DES_TEST_FERRETDB_BACKEND=postgresql), runs every test file with node's test runner,
 // stops the engines and exits with the runner's status.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';

@@ -34,7 +34,7 @@ command -v chromium >/dev/null 2>&1 || [ -n "${PUPPETEER_EXECUTABLE_PATH:-}" ] |
 command -v pdftotext >/dev/null 2>&1 || apt_missing+=(poppler-utils)
 # The documentation's examples (and the test that runs them) use curl, jq, openssl and unzip.
 for tool in curl jq openssl unzip; do command -v "$tool" >/dev/null 2>&1 || apt_missing+=("$tool"); done
-# PostgreSQL, the backend of the FerretDB the tests run (test/support/engines.ts starts a throwaway
+# PostgreSQL, a backend of the FerretDB the benchmarks measure (test/support/engines.ts starts a throwaway
 # cluster), unless the user has a MongoDB: Debian keeps its programs in /usr/lib/postgresql/<version>/bin.
 postgres_bin() {
   local initdb
@@ -94,8 +94,8 @@ else
 fi
 
 # MongoDB-wire server for tests: MONGODB_URL or mongod if the user has them,
-# else FerretDB v1 from its Go module (tools/ferretdb/go.mod), run on PostgreSQL (above)
-# or, with DES_TEST_FERRETDB_BACKEND=sqlite, on its SQLite backend.
+# else FerretDB v1 from its Go module (tools/ferretdb/go.mod), run on its SQLite backend or,
+# with DES_TEST_FERRETDB_BACKEND=postgresql (and in the benchmarks, side by side), on PostgreSQL (above).
 if [ -n "${MONGODB_URL:-}" ] || command -v mongod >/dev/null 2>&1; then
   say "mongodb: ${MONGODB_URL:-$(command -v mongod)}"
 elif [ -x "$TOOLS/bin/ferretdb" ]; then

@@ -102,11 +102,12 @@ export async function startRedis(port?: number): Promise<Engine> {
 
 /**
  * The FerretDB backend the tests use when there is neither MONGODB_URL nor a
- * mongod: DES_TEST_FERRETDB_BACKEND, `postgresql` (the default, with the `_id`
- * index: ADR 0033) or `sqlite`.
+ * mongod: DES_TEST_FERRETDB_BACKEND, `sqlite` (the default: like MongoDB, it
+ * holds a NUL in a string, which PostgreSQL's jsonb cannot) or `postgresql`
+ * (with the `_id` index: ADR 0033).
  */
 export type FerretBackend = 'postgresql' | 'sqlite';
-export const DEFAULT_FERRET_BACKEND: FerretBackend = 'postgresql';
+export const DEFAULT_FERRET_BACKEND: FerretBackend = 'sqlite';
 
 export function ferretBackend(env: NodeJS.ProcessEnv = process.env): FerretBackend {
   const backend = env.DES_TEST_FERRETDB_BACKEND || DEFAULT_FERRET_BACKEND;
