@@ -157,17 +157,13 @@ function ferretBinary(): string {
   return ferret;
 }
 
-/** FerretDB on its SQLite backend, one file per database in a temporary directory. */
-export async function startFerretSqlite(again?: Again): Promise<Engine> {
-  const port = again?.port ?? (await freePort());
-  const dir = again?.dir ?? mkdtempSync(join(tmpdir(), 'des-mongo-'));
+/** FerretDB with its backend's flags, on `port` of loopback, telemetry off, errors only. */
+async function spawnFerret(port: number, backend: string[]): Promise<ChildProcess> {
   const debugPort = await freePort();
-  const child = spawn(
+  return spawn(
     ferretBinary(),
     [
-      '--handler=sqlite',
-      `--sqlite-url=file:${dir}/`,
-      `--state-dir=${dir}`,
+      ...backend,
       `--listen-addr=127.0.0.1:${port}`,
       `--debug-addr=127.0.0.1:${debugPort}`,
       '--telemetry=disable',
@@ -175,6 +171,17 @@ export async function startFerretSqlite(again?: Again): Promise<Engine> {
     ],
     { stdio: 'ignore' },
   );
+}
+
+/** FerretDB on its SQLite backend, one file per database in a temporary directory. */
+export async function startFerretSqlite(again?: Again): Promise<Engine> {
+  const port = again?.port ?? (await freePort());
+  const dir = again?.dir ?? mkdtempSync(join(tmpdir(), 'des-mongo-'));
+  const child = await spawnFerret(port, [
+    '--handler=sqlite',
+    `--sqlite-url=file:${dir}/`,
+    `--state-dir=${dir}`,
+  ]);
   const description = `FerretDB (SQLite backend) :${port}`;
   await waitForPort(port, child, description);
   return { url: `mongodb://127.0.0.1:${port}/`, description, stop: stopper(child, again ? undefined : dir) };
@@ -200,28 +207,19 @@ export async function startFerretPostgres(
   options: { idIndex?: boolean } = {},
 ): Promise<FerretPostgres> {
   const idIndex = options.idIndex ?? true;
-  const ferret = ferretBinary();
+  ferretBinary(); // before a cluster is started: no FerretDB, no cluster
   const dir = again?.dir ?? mkdtempSync(join(tmpdir(), 'des-ferretpg-'));
   const postgres = await startPostgres(dir);
   try {
     postgres.psql(idIndex ? ID_INDEX_SQL : NO_ID_INDEX_SQL);
     const port = again?.port ?? (await freePort());
-    const debugPort = await freePort();
     const state = join(dir, 'ferretdb');
     mkdirSync(state, { recursive: true });
-    const child = spawn(
-      ferret,
-      [
-        '--handler=postgresql',
-        `--postgresql-url=postgres://postgres@127.0.0.1:${postgres.port}/postgres?pool_max_conns=${FERRET_PG_POOL}`,
-        `--state-dir=${state}`,
-        `--listen-addr=127.0.0.1:${port}`,
-        `--debug-addr=127.0.0.1:${debugPort}`,
-        '--telemetry=disable',
-        '--log-level=ERROR',
-      ],
-      { stdio: 'ignore' },
-    );
+    const child = await spawnFerret(port, [
+      '--handler=postgresql',
+      `--postgresql-url=postgres://postgres@127.0.0.1:${postgres.port}/postgres?pool_max_conns=${FERRET_PG_POOL}`,
+      `--state-dir=${state}`,
+    ]);
     const description = `FerretDB (PostgreSQL ${postgres.version} backend${idIndex ? ', _id index' : ''}) :${port}`;
     const stopFerret = stopper(child);
     try {

@@ -12,25 +12,21 @@ export class KnownPaths {
   private readonly byHead = new Map<string, KnownPath[]>();
   private readonly anyHead: KnownPath[];
 
-  constructor(document: OpenAPIObject, prefix: string) {
+  constructor(
+    document: OpenAPIObject,
+    private readonly prefix: string,
+  ) {
     const all = allowedMethods(document);
-    const headOf = (path: string) => head(path, prefix);
-    this.anyHead = all.filter((k) => headOf(k.path).startsWith('{'));
-    for (const known of all) {
-      const key = headOf(known.path);
-      if (key.startsWith('{')) continue;
-      this.byHead.set(key, [...(this.byHead.get(key) ?? []), known]);
-    }
-    // Each head's list keeps the document's order with the paths of any head merged in.
-    for (const [key, list] of this.byHead)
+    const headOf = (known: KnownPath) => head(known.path, prefix);
+    const anyHead = (known: KnownPath) => headOf(known).startsWith('{');
+    this.anyHead = all.filter(anyHead);
+    // A head's candidates: its own paths and those of any head, in the document's order.
+    for (const key of new Set(all.filter((k) => !anyHead(k)).map(headOf)))
       this.byHead.set(
         key,
-        all.filter((k) => list.includes(k) || this.anyHead.includes(k)),
+        all.filter((k) => anyHead(k) || headOf(k) === key),
       );
-    this.prefix = prefix;
   }
-
-  private readonly prefix: string;
 
   /** The most specific known path `path` matches, if any. */
   match(path: string): KnownPath | undefined {

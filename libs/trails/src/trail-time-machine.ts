@@ -53,12 +53,8 @@ export class TrailTimeMachine {
     atSeconds: number,
     untilPosition = Number.MAX_SAFE_INTEGER,
   ): Promise<TrailAt> {
-    const until = { recordedAt: secondsToMicros(atSeconds), position: untilPosition };
-    const [flowAt, trailFold] = await Promise.all([
-      this.flows.at(org, flow, until),
-      this.trails.at(trailStream(org, flow, trail), until),
-    ]);
-    return { view: trailFold.value, template: flowAt.template, flowExists: flowAt.exists };
+    const [answer] = await this.atAll(org, [{ flow, trail }], atSeconds, untilPosition);
+    return answer;
   }
 
   /**
