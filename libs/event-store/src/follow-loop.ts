@@ -13,6 +13,12 @@ export function followByPolling(
     readAll(after: number, limit: number): Promise<StoredEvent[]>;
     waitForAppend(timeoutMs: number): Promise<void>;
     pollMs: number;
+    /**
+     * True when nothing this process appended lies past `position`: the loop then waits for the
+     * next append (or the poll) instead of reading the log's end to find it empty. Another
+     * process's append that landed meanwhile is read at the poll, as one landing later would be.
+     */
+    caughtUp?(position: number): boolean;
   },
 ): Following {
   const batchSize = options.batchSize ?? 500;
@@ -30,6 +36,7 @@ export function followByPolling(
         }
         await handler(batch);
         position = batch[batch.length - 1].position;
+        if (!stopped && deps.caughtUp?.(position)) await deps.waitForAppend(deps.pollMs);
       } catch (error) {
         if (stopped) break;
         options.onError?.(error);

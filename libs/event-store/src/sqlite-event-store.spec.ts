@@ -318,3 +318,86 @@ describe('SqliteEventStore logs written before the hash chain was retired (ADR 0
     await store.close();
   });
 });
+
+describe('SqliteEventStore live follower', () => {
+  /** Follows a store, collecting every event handed over; `seen(n)` resolves once n have arrived. */
+  function collect(store: SqliteEventStore) {
+    const got: { position: number; type: string; data: unknown }[] = [];
+    const waiting: { n: number; resolve: () => void }[] = [];
+    const following = store.follow(0, async (batch) => {
+      got.push(...batch.map((e) => ({ position: e.position, type: e.type, data: e.data })));
+      for (const w of waiting.filter((w) => got.length >= w.n)) w.resolve();
+    });
+    const seen = (n: number) =>
+      got.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ n, resolve }));
+    return { got, seen, following };
+  }
+
+  it('is handed what this process appended as written, without reading it back from the log', async () => {
+    const store = new SqliteEventStore({
+      path: join(mkdtempSync(join(tmpdir(), 'des-follow-')), 'events.db'),
+    });
+    const { got, seen, following } = collect(store);
+    await seen(0);
+    const before = store.readStats().recordsRead;
+    for (let i = 0; i < 20; i++) {
+      await store.append('s-acme/x', [{ ...event('noted'), data: { i, text: 'ä☃' } }], 'any');
+      await seen(i + 1);
+    }
+    await following.stop();
+    assert.deepEqual(
+      got.map((e) => e.data),
+      Array.from({ length: 20 }, (_, i) => ({ i, text: 'ä☃' })),
+    );
+    assert.deepEqual(
+      got,
+      (await store.readAll(0, 100)).map((e) => ({ position: e.position, type: e.type, data: e.data })),
+    );
+    assert.equal(store.readStats().recordsRead - before, 20, 'the log was read only by the check above');
+    await store.close();
+  });
+
+  it('reads from the log what another process appended in between, each event once and in order', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'des-follow-')), 'events.db');
+    const store = new SqliteEventStore({ path, pollMs: 20 });
+    const other = new SqliteEventStore({ path });
+    const { got, seen, following } = collect(store);
+    for (let i = 0; i < 10; i++) {
+      await store.append('s-acme/mine', [event(`mine-${i}`)], 'any');
+      await other.append('s-acme/theirs', [event(`theirs-${i}`), event(`theirs-${i}b`)], 'any');
+    }
+    await seen(30);
+    await following.stop();
+    assert.deepEqual(
+      got.map((e) => e.position),
+      Array.from({ length: 30 }, (_, i) => i + 1),
+    );
+    assert.deepEqual(
+      got.map((e) => e.type),
+      (await store.readAll(0, 100)).map((e) => e.type),
+    );
+    await other.close();
+    await store.close();
+  });
+
+  it('hands a replayed append (the same event ids) over once, as the log holds it', async () => {
+    const store = new SqliteEventStore({
+      path: join(mkdtempSync(join(tmpdir(), 'des-follow-')), 'events.db'),
+    });
+    const { got, seen, following } = collect(store);
+    const once = event('once');
+    await store.append('s-acme/r', [once], 'any');
+    await store.append('s-acme/r', [{ ...once, data: { changed: true } }], 'any');
+    await store.append('s-acme/r', [event('after')], 'any');
+    await seen(2);
+    await following.stop();
+    assert.deepEqual(
+      got.map((e) => [e.position, e.type, e.data]),
+      [
+        [1, 'once', {}],
+        [2, 'after', {}],
+      ],
+    );
+    await store.close();
+  });
+});

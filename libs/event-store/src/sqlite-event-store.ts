@@ -7,6 +7,7 @@ import { TimeSlice } from './time-slice';
 import { nowMicros } from './microseconds';
 import { canonicalJson } from './canonical-text';
 import { InThreadWriter, type LogWriter, ThreadedWriter } from './sqlite-log-writer';
+import { RecentAppends, type StoredRow } from './recent-appends';
 import { type AppendRequest, openLog } from './sqlite-writer';
 import {
   AppendOptions,
@@ -25,16 +26,7 @@ import {
   StoredEvent,
 } from './event-store.port';
 
-interface Row {
-  position: number;
-  event_id: string;
-  stream: string;
-  revision: number;
-  type: string;
-  data: string;
-  metadata: string;
-  recorded_at: number;
-}
+type Row = StoredRow;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -184,6 +176,8 @@ export class SqliteEventStore implements EventStore {
   }
 
   private queued: PendingAppend[] = [];
+  /** What this process committed last, handed to its live follower as written. */
+  private readonly recent = new RecentAppends();
 
   /**
    * Group commit: appends that arrive in the same turn of the event loop are
@@ -243,6 +237,7 @@ export class SqliteEventStore implements EventStore {
           const outcome = outcomes[i];
           if ('ok' in outcome) {
             last = Math.max(last, outcome.ok.position);
+            if (!outcome.replayed) this.recent.keep(rowsOf(p, outcome.ok));
             p.resolve(outcome.ok);
           } else p.reject(unavailableWhenLocked(outcome.error));
         });
@@ -387,7 +382,13 @@ export class SqliteEventStore implements EventStore {
 
   follow(afterPosition: number, handler: BatchHandler, options: FollowOptions = {}): Following {
     return followByPolling(afterPosition, handler, options, {
-      readAll: (after, limit) => this.readAll(after, limit),
+      // What this process just appended is handed over as written; anything else is read from the log.
+      readAll: async (after, limit) => {
+        if (this.closed) throw storeClosed();
+        const recent = this.recent.from(after, limit, READ_BATCH_BYTES);
+        return recent ? recent.map(toStored) : this.readAll(after, limit);
+      },
+      caughtUp: (position) => position === this.recent.last,
       pollMs: this.pollMs,
       waitForAppend: (timeoutMs) =>
         new Promise<void>((resolve) => {
@@ -411,6 +412,7 @@ export class SqliteEventStore implements EventStore {
     this.closed = true;
     while (this.committing) await this.committing;
     this.commitQueued(); // refuses what is queued
+    this.recent.clear();
     await this.writer.close();
     this.db.close();
   }
@@ -435,6 +437,22 @@ const READ_BATCH_BYTES = 1024 * 1024;
 /** About how much event text a stream read takes from the file at once, and its most events at once. */
 const READ_CHUNK_BYTES = 256 * 1024;
 const MAX_READ_CHUNK = 512;
+
+/** The rows an append wrote: its events at consecutive positions and revisions ending at the result's. */
+function rowsOf(append: PendingAppend, result: AppendResult): Row[] {
+  const first = result.position - append.events.length + 1;
+  const firstRevision = result.nextRevision - append.events.length + 1;
+  return append.events.map((event, i) => ({
+    position: first + i,
+    event_id: event.id,
+    stream: append.stream,
+    revision: firstRevision + i,
+    type: event.type,
+    data: event.data,
+    metadata: event.metadata,
+    recorded_at: result.recordedAt,
+  }));
+}
 
 function toStored(row: Row): StoredEvent {
   return {

@@ -3,12 +3,10 @@ import type { AppendRequest } from './sqlite-writer';
 
 /** Messages between the SQLite store and its writer thread. */
 export type WriterRequest =
-  | { op: 'commit'; seq: number; batch: AppendRequest[] }
-  | { op: 'durability'; seq: number }
-  | { op: 'close' };
+  { op: 'commit'; seq: number; batch: AppendRequest[] } | { op: 'durability'; seq: number } | { op: 'close' };
 
 export type WriterReply =
-  | { seq: number; outcomes: ({ ok: AppendResult } | { error: EncodedError })[] }
+  | { seq: number; outcomes: ({ ok: AppendResult; replayed?: true } | { error: EncodedError })[] }
   | { seq: number; durability: { journalMode: string; synchronous: number } }
   | { seq: number; failure: EncodedError };
 

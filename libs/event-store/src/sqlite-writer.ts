@@ -19,7 +19,8 @@ export interface AppendRequest {
   now: number;
 }
 
-export type AppendOutcome = { ok: AppendResult } | { error: unknown };
+/** `replayed`: the same event ids were appended before, and this answers what that append answered. */
+export type AppendOutcome = { ok: AppendResult; replayed?: true } | { error: unknown };
 
 /** A connection to the log's file as every connection of the service opens it. */
 export function openLog(path: string, busyTimeoutMs: number): Database.Database {
@@ -40,7 +41,7 @@ export function openLog(path: string, busyTimeoutMs: number): Database.Database 
  */
 export class SqliteWriter {
   private readonly stmt: ReturnType<SqliteWriter['prepare']>;
-  private readonly appendTx: Database.Transaction<(request: AppendRequest) => AppendResult>;
+  private readonly appendTx: Database.Transaction<(request: AppendRequest) => AppendOutcome>;
   private readonly groupTx: Database.Transaction<(batch: AppendRequest[], outcomes: AppendOutcome[]) => void>;
 
   constructor(private readonly db: Database.Database) {
@@ -50,7 +51,7 @@ export class SqliteWriter {
     this.groupTx = db.transaction((batch: AppendRequest[], outcomes: AppendOutcome[]) => {
       for (const request of batch) {
         try {
-          outcomes.push({ ok: this.appendTx(request) });
+          outcomes.push(this.appendTx(request));
         } catch (error) {
           outcomes.push({ error });
         }
@@ -93,9 +94,9 @@ export class SqliteWriter {
     };
   }
 
-  private appendInTransaction({ stream, events, expected, now }: AppendRequest): AppendResult {
+  private appendInTransaction({ stream, events, expected, now }: AppendRequest): AppendOutcome {
     const replay = this.previousAppend(stream, events);
-    if (replay) return replay;
+    if (replay) return { ok: replay, replayed: true };
     const current = this.stmt.streamRevision.get(stream)?.revision ?? -1;
     assertExpected(stream, expected, current);
     const last = this.stmt.lastRecorded.get()?.recorded_at ?? 0;
@@ -105,7 +106,7 @@ export class SqliteWriter {
       const info = this.stmt.insert.run({ ...event, stream, revision: current + 1 + i, recordedAt });
       position = Number(info.lastInsertRowid);
     });
-    return { nextRevision: current + events.length, position, recordedAt };
+    return { ok: { nextRevision: current + events.length, position, recordedAt } };
   }
 
   /** The same event ids appended before: answer what that append answered. */

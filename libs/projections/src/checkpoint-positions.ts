@@ -30,7 +30,14 @@ export function positionsFrom(docs: Doc[]): Map<string, number> {
 
 /** Moves these checkpoints to `position` (never back). */
 export function advancePositions(names: string[], position: number): Update {
-  return { $max: Object.fromEntries(names.map((name) => [field(name), position])) };
+  return advanceEach(names.map((name) => [name, position]));
+}
+
+/** Moves each named checkpoint to its own position (never back). */
+export function advanceEach(positions: Iterable<[string, number]>): Update {
+  const $max: Record<string, number> = {};
+  for (const [name, position] of positions) $max[field(name)] = position;
+  return { $max };
 }
 
 /** Forgets these checkpoints' positions (a rebuild starts them from 0). */

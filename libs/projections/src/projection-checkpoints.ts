@@ -1,6 +1,6 @@
 import type { Doc, ReadStore } from '#des/read-store';
 import { CHECKPOINTS } from './projection';
-import { POSITIONS, advancePositions, forgetPositions, positionsFrom } from './checkpoint-positions';
+import { POSITIONS, advanceEach, forgetPositions, positionsFrom } from './checkpoint-positions';
 import type { ProjectionFailure } from './projection-failure';
 
 /** Durable reaction checkpoints, by `reaction:<name>`. */
@@ -27,6 +27,8 @@ export class ProjectionCheckpoints {
   private readonly at = new Map<string, number>();
   /** Checkpoints whose document records a failure, to be cleared once they move on. */
   private failureRecorded = new Set<string>();
+  /** Checkpoints moved in memory whose move is not yet written. */
+  private readonly deferred = new Set<string>();
 
   constructor(
     private readonly store: ReadStore,
@@ -44,6 +46,7 @@ export class ProjectionCheckpoints {
     this.failureRecorded = new Set(saved.filter((c) => c.failed).map((c) => c._id));
     const durable = this.durable?.load() ?? {};
     this.at.clear();
+    this.deferred.clear();
     for (const name of names) this.at.set(name, Math.max(positions.get(name) ?? 0, durable[name] ?? 0));
     return names.length === 0 ? 0 : Math.min(...names.map((name) => this.of(name)));
   }
@@ -58,12 +61,26 @@ export class ProjectionCheckpoints {
   }
 
   /**
-   * Moves these checkpoints to `last`: one write to the positions document,
-   * and a failure record cleared for one that was stopped before and now got through.
+   * Moves these checkpoints to `last`: one write to the positions document
+   * (with the deferred moves before it), and a failure record cleared for one
+   * that was stopped before and now got through. `defer`: held in memory
+   * until the next write or `flushDeferred` (reactions', whose re-run after a
+   * crash is harmless, so a batch writes the positions document once).
    */
-  async advance(names: string[], last: number): Promise<void> {
+  async advance(names: string[], last: number, options: { defer?: boolean } = {}): Promise<void> {
     if (names.length === 0) return;
-    await this.collection.updateOne({ _id: POSITIONS }, advancePositions(names, last), { upsert: true });
+    const clearsFailure = names.some((name) => this.failureRecorded.has(name));
+    if (options.defer && !clearsFailure) {
+      for (const name of names) {
+        this.at.set(name, last);
+        this.deferred.add(name);
+      }
+      return;
+    }
+    const moves = new Map<string, number>([...this.deferred].map((name) => [name, this.of(name)]));
+    for (const name of names) moves.set(name, last);
+    await this.collection.updateOne({ _id: POSITIONS }, advanceEach(moves), { upsert: true });
+    this.deferred.clear();
     for (const name of names) {
       if (this.failureRecorded.has(name)) {
         await this.collection.updateOne({ _id: name }, { $unset: { failed: '' } });
@@ -71,6 +88,14 @@ export class ProjectionCheckpoints {
       }
       this.at.set(name, last);
     }
+  }
+
+  /** Writes the deferred moves (when the projector stops). */
+  async flushDeferred(): Promise<void> {
+    if (this.deferred.size === 0) return;
+    const moves = [...this.deferred].map((name): [string, number] => [name, this.of(name)]);
+    await this.collection.updateOne({ _id: POSITIONS }, advanceEach(moves), { upsert: true });
+    this.deferred.clear();
   }
 
   /** Saves a stopped projection's failure in its checkpoint document (readiness reads it). */
@@ -89,6 +114,7 @@ export class ProjectionCheckpoints {
     await this.collection.updateOne({ _id: POSITIONS }, forgetPositions(names));
     for (const name of names) {
       this.at.set(name, 0);
+      this.deferred.delete(name);
       this.failureRecorded.delete(name);
     }
   }

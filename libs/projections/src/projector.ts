@@ -154,6 +154,8 @@ export class Projector implements ProjectionProgress {
     return this.serially(async () => {
       await this.following?.stop();
       this.following = undefined;
+      // Unwritten, the reactions re-run from their saved positions at the next start: idempotent by id.
+      await this.checkpoints.flushDeferred().catch(() => undefined);
       this.checkpoints.flushDurable();
       this.waiters.cancelAll();
     });
@@ -197,9 +199,10 @@ export class Projector implements ProjectionProgress {
   private async apply(batch: StoredEvent[], live: boolean): Promise<void> {
     for (;;) {
       try {
-        if (live) await this.react(batch, this.reactions.before);
+        // The moves of the reactions run before are written with the projections' (one write).
+        if (live) await this.react(batch, this.reactions.before, true);
         await this.project(batch);
-        if (live) await this.react(batch, this.reactions.after);
+        if (live) await this.react(batch, this.reactions.after, false);
         this.attempts.clear();
         return;
       } catch (error) {
@@ -242,9 +245,10 @@ export class Projector implements ProjectionProgress {
 
   /**
    * Runs reactions over a batch (`ReactionRunner`: in lanes, one per
-   * organization) and moves the checkpoints of those every lane got through.
+   * organization) and moves the checkpoints of those every lane got through;
+   * `defer`: held until the projections' write of the same batch.
    */
-  private async react(batch: StoredEvent[], reactions: Reaction[]): Promise<void> {
+  private async react(batch: StoredEvent[], reactions: Reaction[], defer: boolean): Promise<void> {
     const running = reactions.filter((r) => !this.failed.has(`reaction:${r.name}`));
     if (running.length === 0) return;
     const last = batch[batch.length - 1].position;
@@ -257,10 +261,10 @@ export class Projector implements ProjectionProgress {
     );
     if (failure) {
       // The failure is what the caller hears of; those that got through keep their progress if they can.
-      await this.checkpoints.advance(advanced, last).catch(() => undefined);
+      await this.checkpoints.advance(advanced, last, { defer }).catch(() => undefined);
       throw failure;
     }
-    await this.checkpoints.advance(advanced, last);
+    await this.checkpoints.advance(advanced, last, { defer });
     this.checkpoints.saveReactions(this.reactionNames());
   }
 

@@ -20,9 +20,12 @@ export function shallowUpdate(
 ): { next: AnyObject; changed: boolean } | undefined {
   const fields = new Set<string>();
   const parents = new Set<string>();
-  for (const [operator, spec] of Object.entries(update)) {
+  const steps: { operator: string; path: Path; value: unknown }[] = [];
+  for (const operator in update) {
     if (!SUPPORTED.has(operator)) return undefined;
-    for (const [field, value] of Object.entries(spec)) {
+    const spec = update[operator as keyof Update] as Record<string, unknown>;
+    for (const field in spec) {
+      const value = spec[field];
       const path = pathOf(field);
       if (!path) return undefined;
       // One field under two operators (MongoDB refuses it): left to the general path as before.
@@ -37,6 +40,7 @@ export function shallowUpdate(
       if (operator === '$inc' && !(isNumber(value) && (current === undefined || isNumber(current))))
         return undefined;
       if ((operator === '$max' || operator === '$min') && !comparable(current, value)) return undefined;
+      steps.push({ operator, path, value });
     }
   }
   // A document and a field inside it in one update: MongoDB refuses it; the general path answers.
@@ -54,42 +58,38 @@ export function shallowUpdate(
     return next[path.parent] as AnyObject;
   };
   let changed = false;
-  for (const [operator, spec] of Object.entries(update)) {
+  for (const { operator, path, value } of steps) {
     if (operator === '$setOnInsert' && !inserting) continue;
-    for (const [field, value] of Object.entries(spec)) {
-      const path = pathOf(field)!;
-      const present = path.parent === undefined || next[path.parent] !== undefined;
-      const current = valueAt(next, path);
-      const has =
-        present && path.key in (path.parent === undefined ? next : (next[path.parent] as AnyObject));
-      let updated: unknown;
-      switch (operator) {
-        case '$set':
-        case '$setOnInsert':
-          if (has && isDeepStrictEqual(current, value)) continue;
-          holderOf(path)[path.key] = structuredCopy(value);
-          changed = true;
-          continue;
-        case '$unset':
-          if (!has) continue;
-          delete holderOf(path)[path.key];
-          changed = true;
-          continue;
-        case '$inc':
-          updated = ((current as number | undefined) ?? 0) + (value as number);
-          break;
-        case '$max':
-          updated = current === undefined || (value as number) > (current as number) ? value : current;
-          break;
-        case '$min':
-          updated = current === undefined || (value as number) < (current as number) ? value : current;
-          break;
-      }
-      // mingo counts every $inc as a change, even by 0; so does this, to answer as it did.
-      if (has && updated === current && operator !== '$inc') continue;
-      holderOf(path)[path.key] = updated;
-      changed = true;
+    const present = path.parent === undefined || next[path.parent] !== undefined;
+    const current = valueAt(next, path);
+    const has = present && path.key in (path.parent === undefined ? next : (next[path.parent] as AnyObject));
+    let updated: unknown;
+    switch (operator) {
+      case '$set':
+      case '$setOnInsert':
+        if (has && isDeepStrictEqual(current, value)) continue;
+        holderOf(path)[path.key] = structuredCopy(value);
+        changed = true;
+        continue;
+      case '$unset':
+        if (!has) continue;
+        delete holderOf(path)[path.key];
+        changed = true;
+        continue;
+      case '$inc':
+        updated = ((current as number | undefined) ?? 0) + (value as number);
+        break;
+      case '$max':
+        updated = current === undefined || (value as number) > (current as number) ? value : current;
+        break;
+      case '$min':
+        updated = current === undefined || (value as number) < (current as number) ? value : current;
+        break;
     }
+    // mingo counts every $inc as a change, even by 0; so does this, to answer as it did.
+    if (has && updated === current && operator !== '$inc') continue;
+    holderOf(path)[path.key] = updated;
+    changed = true;
   }
   return { next, changed };
 }
@@ -99,8 +99,22 @@ interface Path {
   key: string;
 }
 
+/** Paths already read from their field names (the same few names recur in every update), up to a bound. */
+const paths = new Map<string, Path | null>();
+const MAX_PATHS = 10_000;
+
 /** `field` or `parent.key`; undefined for anything else (deeper, array indexes, operators, `_id`). */
 function pathOf(field: string): Path | undefined {
+  let path = paths.get(field);
+  if (path === undefined) {
+    if (paths.size >= MAX_PATHS) paths.clear();
+    path = readPath(field) ?? null;
+    paths.set(field, path);
+  }
+  return path ?? undefined;
+}
+
+function readPath(field: string): Path | undefined {
   const parts = field.split('.');
   if (parts.length > 2 || parts[0] === '_id') return undefined;
   if (parts.some((p) => p === '' || p.startsWith('$') || /^\d+$/.test(p))) return undefined;
