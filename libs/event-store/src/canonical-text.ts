@@ -24,6 +24,19 @@ export const canonicalEventText = (event: {
   `{"data":${event.data},"metadata":${event.metadata},"recorded_at":${canonicalJson(event.recordedAt)},` +
   `"stream":${canonicalJson(event.stream)},"type":${canonicalJson(event.type)}}`;
 
+/**
+ * Events read back with the canonical text their data and metadata were
+ * written as (by `canonicalJson`, in this process): their leaf text is built
+ * from it, not serialized again. Canonical JSON parsed and serialized again
+ * is the same text, so the leaf is the same either way.
+ */
+const writtenTexts = new WeakMap<object, { data: string; metadata: string }>();
+
+/** Records the canonical text `event`'s data and metadata were written as. */
+export function rememberWrittenText(event: object, data: string, metadata: string): void {
+  writtenTexts.set(event, { data, metadata });
+}
+
 /** The same text from a stored event (its data and metadata as objects). */
 export const canonicalTextOf = (event: {
   stream: string;
@@ -31,5 +44,20 @@ export const canonicalTextOf = (event: {
   data: unknown;
   metadata: unknown;
   recordedAt: number;
-}): string =>
-  canonicalEventText({ ...event, data: canonicalJson(event.data), metadata: canonicalJson(event.metadata) });
+}): string => {
+  const written = writtenTexts.get(event);
+  // Named fields, not a spread: the data of an event read back lazily is not parsed for its text.
+  if (written)
+    return canonicalEventText({
+      stream: event.stream,
+      type: event.type,
+      recordedAt: event.recordedAt,
+      data: written.data,
+      metadata: written.metadata,
+    });
+  return canonicalEventText({
+    ...event,
+    data: canonicalJson(event.data),
+    metadata: canonicalJson(event.metadata),
+  });
+};

@@ -173,6 +173,13 @@ export interface EventStore {
    * batch's bytes (SQLite), and none only at the log's end.
    */
   readAll(afterPosition: number, limit: number): Promise<StoredEvent[]>;
+  /**
+   * readAll for a reader that integrates what was just appended (the
+   * transparency log's sequencer): the same events, which SQLite answers,
+   * for what this process appended last, from the rows it wrote rather than
+   * from the file. Never for verification, which must read what storage holds.
+   */
+  readRecent?(afterPosition: number, limit: number): Promise<StoredEvent[]>;
   head(): Promise<LogHead>;
   /** The last event recorded at or before an instant (µs): where a read "as of then" is pinned; position 0 when none. */
   positionAt(recordedAt: number): Promise<LogHead>;

@@ -10,6 +10,10 @@ export interface StoredRow {
   recorded_at: number;
 }
 
+/** The bytes of the rows' data and metadata text (what `RecentAppends` bounds). */
+export const textBytes = (rows: StoredRow[]) =>
+  rows.reduce((n, row) => n + row.data.length + row.metadata.length, 0);
+
 /**
  * The events this process committed last, as the rows it wrote: the live
  * follower (the in-process projector) reads what was just appended from here
@@ -31,13 +35,13 @@ export class RecentAppends {
   keep(rows: StoredRow[]): void {
     for (const row of rows) {
       this.rows.set(row.position, row);
-      this.bytes += row.data.length + row.metadata.length;
+      this.bytes += textBytes([row]);
       this.last = Math.max(this.last, row.position);
     }
     for (const [position, row] of this.rows) {
       if (this.rows.size <= this.maxRows && this.bytes <= this.maxBytes) break;
       this.rows.delete(position);
-      this.bytes -= row.data.length + row.metadata.length;
+      this.bytes -= textBytes([row]);
     }
   }
 
@@ -54,7 +58,7 @@ export class RecentAppends {
       const row = this.rows.get(position);
       if (!row) break;
       run.push(row);
-      bytes += row.data.length + row.metadata.length;
+      bytes += textBytes([row]);
     }
     return run;
   }

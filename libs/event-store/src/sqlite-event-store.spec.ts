@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { appendSize } from './append-size';
 import { EventTooLargeError, StoreUnavailableError, WrongExpectedRevisionError } from './event-store.port';
 import { SqliteEventStore } from './sqlite-event-store';
+import { canonicalTextOf } from './canonical-text';
 
 const event = (type: string) => ({ id: randomUUID(), type, data: {}, metadata: {} });
 
@@ -137,6 +138,8 @@ describe('SqliteEventStore recorded_at', () => {
     );
     assert.deepEqual(await cost(() => store.readStreamsByPrefix('s-other/')), [0, 0]);
     assert.deepEqual(await cost(() => store.readAll(0, 4)), [4, 4]);
+    // readRecent answers what this process appended last as it was written: no row is read.
+    assert.deepEqual(await cost(() => store.readRecent(0, 4)), [4, 0]);
     assert.equal(await store.catchUpIndex(), (await store.head()).position, 'every commit keeps the index');
     await store.close();
   });
@@ -334,9 +337,8 @@ describe('SqliteEventStore live follower', () => {
   }
 
   it('is handed what this process appended as written, without reading it back from the log', async () => {
-    const store = new SqliteEventStore({
-      path: join(mkdtempSync(join(tmpdir(), 'des-follow-')), 'events.db'),
-    });
+    const path = join(mkdtempSync(join(tmpdir(), 'des-follow-')), 'events.db');
+    const store = new SqliteEventStore({ path });
     const { got, seen, following } = collect(store);
     await seen(0);
     const before = store.readStats().recordsRead;
@@ -345,15 +347,18 @@ describe('SqliteEventStore live follower', () => {
       await seen(i + 1);
     }
     await following.stop();
+    assert.equal(store.readStats().recordsRead - before, 0, 'nothing was read back from the log');
     assert.deepEqual(
       got.map((e) => e.data),
       Array.from({ length: 20 }, (_, i) => ({ i, text: 'ä☃' })),
     );
+    const reopened = new SqliteEventStore({ path });
     assert.deepEqual(
       got,
-      (await store.readAll(0, 100)).map((e) => ({ position: e.position, type: e.type, data: e.data })),
+      (await reopened.readAll(0, 100)).map((e) => ({ position: e.position, type: e.type, data: e.data })),
+      'as the log holds them',
     );
-    assert.equal(store.readStats().recordsRead - before, 20, 'the log was read only by the check above');
+    await reopened.close();
     await store.close();
   });
 
@@ -376,6 +381,25 @@ describe('SqliteEventStore live follower', () => {
       got.map((e) => e.type),
       (await store.readAll(0, 100)).map((e) => e.type),
     );
+    await other.close();
+    await store.close();
+  });
+
+  it('answers readRecent as the log holds it: past what this process wrote when another appended after', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'des-follow-')), 'events.db');
+    const store = new SqliteEventStore({ path });
+    const other = new SqliteEventStore({ path });
+    const data = { z: 1, a: [3, { y: 'ä☃', b: null }], '10': true, '9': -0, e: 1e21 };
+    await store.append('s-acme/mine', [{ ...event('mine'), data }], 'any');
+    await other.append('s-acme/theirs', [event('theirs')], 'any');
+    const read = await store.readRecent(0, 10);
+    assert.deepEqual(
+      read.map((e) => e.type),
+      ['mine', 'theirs'],
+    );
+    const [fromLog] = await other.readAll(0, 1);
+    assert.deepEqual(read[0], fromLog);
+    assert.equal(canonicalTextOf(read[0]), canonicalTextOf(fromLog), 'the leaf text is the same');
     await other.close();
     await store.close();
   });

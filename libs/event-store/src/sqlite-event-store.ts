@@ -5,9 +5,9 @@ import { followByPolling } from './follow-loop';
 import { searchesEventsByStream } from './query-plan';
 import { TimeSlice } from './time-slice';
 import { nowMicros } from './microseconds';
-import { canonicalJson } from './canonical-text';
+import { canonicalJson, rememberWrittenText } from './canonical-text';
 import { InThreadWriter, type LogWriter, ThreadedWriter } from './sqlite-log-writer';
-import { RecentAppends, type StoredRow } from './recent-appends';
+import { RecentAppends, type StoredRow, textBytes } from './recent-appends';
 import { type AppendRequest, openLog } from './sqlite-writer';
 import {
   AppendOptions,
@@ -337,7 +337,21 @@ export class SqliteEventStore implements EventStore {
     return events;
   }
 
+  /** Read from the file, always: verification reads what storage holds, not what this process wrote. */
   async readAll(afterPosition: number, limit: number): Promise<StoredEvent[]> {
+    return this.readLog(afterPosition, limit);
+  }
+
+  async readRecent(afterPosition: number, limit: number): Promise<StoredEvent[]> {
+    // What this process just appended, as written; the log is read only past it.
+    const rows = this.recent.from(afterPosition, limit, READ_BATCH_BYTES) ?? [];
+    const recent = rows.map(readLazily);
+    if (recent.length === limit || textBytes(rows) >= READ_BATCH_BYTES) return recent;
+    const after = recent.length ? recent[recent.length - 1].position : afterPosition;
+    return recent.concat(this.readLog(after, limit - recent.length));
+  }
+
+  private readLog(afterPosition: number, limit: number): StoredEvent[] {
     return this.guard(() => {
       // Bounded by bytes too: a batch of large events is parsed (and then projected) in one turn of the loop.
       const batch: StoredEvent[] = [];
@@ -386,7 +400,7 @@ export class SqliteEventStore implements EventStore {
       readAll: async (after, limit) => {
         if (this.closed) throw storeClosed();
         const recent = this.recent.from(after, limit, READ_BATCH_BYTES);
-        return recent ? recent.map(toStored) : this.readAll(after, limit);
+        return recent ? recent.map(asWritten) : this.readAll(after, limit);
       },
       caughtUp: (position) => position === this.recent.last,
       pollMs: this.pollMs,
@@ -452,6 +466,40 @@ function rowsOf(append: PendingAppend, result: AppendResult): Row[] {
     metadata: event.metadata,
     recorded_at: result.recordedAt,
   }));
+}
+
+/** An event this process appended, from the row it wrote, carrying the canonical text it was written as. */
+function asWritten(row: Row): StoredEvent {
+  const event = toStored(row);
+  rememberWrittenText(event, row.data, row.metadata);
+  return event;
+}
+
+/**
+ * The same, its data parsed only when first read: the transparency log reads
+ * what was just appended for its text and organization alone, and a 500-pod
+ * snapshot is not parsed for it.
+ */
+function readLazily(row: Row): StoredEvent {
+  let data: Record<string, unknown> | undefined;
+  const event: StoredEvent = {
+    id: row.event_id,
+    stream: row.stream,
+    revision: row.revision,
+    position: row.position,
+    type: row.type,
+    get data() {
+      return (data ??= JSON.parse(row.data) as Record<string, unknown>);
+    },
+    set data(value) {
+      data = value;
+    },
+    metadata: JSON.parse(row.metadata) as StoredEvent['metadata'],
+    recordedAt: row.recorded_at,
+    size: serializedAppendSize([row]),
+  };
+  rememberWrittenText(event, row.data, row.metadata);
+  return event;
 }
 
 function toStored(row: Row): StoredEvent {

@@ -54,7 +54,8 @@ export class TreeSequencer {
     this.position ??=
       ((await this.reads.collection(LEDGER_SEQUENCER).findOne({ _id: 'sequencer' }))?.position as
         number | undefined) ?? 0;
-    const batch = await this.events.readAll(this.position, this.batchSize);
+    const batch = await (this.events.readRecent?.(this.position, this.batchSize) ??
+      this.events.readAll(this.position, this.batchSize));
     if (batch.length === 0) return 0;
     for (const event of batch) await this.integrate(event);
     await this.persist(batch[batch.length - 1].position);
