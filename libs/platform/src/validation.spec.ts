@@ -5,6 +5,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Min } from 'class-validator';
 import { ApiError } from './api-error';
 import { fieldErrors, validationPipe } from './validation';
+import { AtQuery } from './at-query';
 
 describe('fieldErrors', () => {
   it('names nested and array fields by path', () => {
@@ -75,6 +76,32 @@ describe('validationPipe', () => {
         assert.deepEqual(Object.keys(error.errors ?? {}), ['name']);
         return true;
       });
+    }
+  });
+
+  it('answers a query that passed with a fresh instance of the same fields, lists copied', async () => {
+    const pipe = validationPipe();
+    const first = (await pipe.transform({ page: '3' }, query(PagedQuery))) as PagedQuery;
+    first.page = 99; // a handler changing its instance changes no later answer
+    const second = await pipe.transform({ page: '3' }, query(PagedQuery));
+    assert.ok(second instanceof PagedQuery);
+    assert.deepEqual({ ...second }, { page: 3 });
+    await assert.rejects(pipe.transform({ page: '3', extra: 'x' }, query(PagedQuery)), ApiError);
+  });
+
+  it('validates again a query that failed: an instant in the future passes once it is past', async () => {
+    const pipe = validationPipe();
+    const soon = String(Math.ceil(Date.now() / 1000) + 7);
+    await assert.rejects(pipe.transform({ at: soon }, query(AtQuery)), ApiError);
+    const now = Date.now;
+    Date.now = () => now() + 10_000;
+    try {
+      assert.deepEqual(
+        { ...((await pipe.transform({ at: soon }, query(AtQuery))) as object) },
+        { at: Number(soon) },
+      );
+    } finally {
+      Date.now = now;
     }
   });
 });

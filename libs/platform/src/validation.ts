@@ -1,5 +1,4 @@
 import { type ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
 import { ApiError, FieldErrors, VALIDATION_FAILED } from './api-error';
 
 /** class-validator errors → `{"context.trails[0].flow": "…"}`. */
@@ -18,33 +17,51 @@ export function fieldErrors(errors: ValidationError[], parent = ''): FieldErrors
 }
 
 /**
- * Nest's validation, except that an empty query string is validated once per
- * class: most reads carry none, and their answer is then always the same (a
- * class whose empty query passes gets a fresh instance of it; one that fails
- * is validated every time, so it fails with the same errors).
+ * Nest's validation, except that a query string is validated once per class
+ * and text while it passes: most reads carry none or the same few (a page
+ * size), and class-validator would answer them the same each time. Only
+ * passes are kept (a validator may pass later what it refuses now: an
+ * instant no longer in the future; never the reverse), each answered with a
+ * fresh instance; a query that fails is validated every time.
  */
 class DtoValidationPipe extends ValidationPipe {
-  private readonly emptyQueryPasses = new WeakMap<object, boolean>();
+  private readonly passedQueries = new WeakMap<object, Map<string, Record<string, unknown>>>();
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const { type, metatype } = metadata;
-    if (type !== 'query' || !metatype || !isEmptyObject(value)) return super.transform(value, metadata);
-    const passes = this.emptyQueryPasses.get(metatype);
-    if (passes) return plainToInstance(metatype, {});
-    if (passes === false) return super.transform(value, metadata);
-    try {
-      const transformed = await super.transform(value, metadata);
-      this.emptyQueryPasses.set(metatype, true);
-      return transformed;
-    } catch (error) {
-      this.emptyQueryPasses.set(metatype, false);
-      throw error;
-    }
+    const key = type === 'query' && metatype ? queryKey(value) : undefined;
+    if (key === undefined) return super.transform(value, metadata);
+    let passed = this.passedQueries.get(metatype!);
+    const known = passed?.get(key);
+    if (known) return Object.assign(new (metatype as new () => object)(), copyOf(known));
+    const transformed = (await super.transform(value, metadata)) as Record<string, unknown>;
+    if (!passed) this.passedQueries.set(metatype!, (passed = new Map()));
+    if (passed.size >= MAX_QUERIES_KEPT) passed.clear();
+    if (isFlat(transformed)) passed.set(key, copyOf(transformed));
+    return transformed;
   }
 }
 
-const isEmptyObject = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+const MAX_QUERIES_KEPT = 512;
+
+/** The query's text as a key: only for a query of plain strings (or lists of them), as Express parses one. */
+function queryKey(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  for (const v of Object.values(value)) {
+    if (typeof v !== 'string' && !(Array.isArray(v) && v.every((item) => typeof item === 'string')))
+      return undefined;
+  }
+  return JSON.stringify(value);
+}
+
+/** A transformed query's fields: values and lists of values only (nothing shared could be changed in place). */
+const isFlat = (instance: Record<string, unknown>) =>
+  Object.values(instance).every(
+    (v) => v === null || typeof v !== 'object' || (Array.isArray(v) && v.every((i) => typeof i !== 'object')),
+  );
+
+const copyOf = (fields: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]));
 
 /** DTO validation answering 400 with the spec's message; unknown properties are refused. */
 export function validationPipe(message = VALIDATION_FAILED): ValidationPipe {

@@ -253,7 +253,7 @@ class MemoryCollection implements ReadCollection<Doc> {
   }
 
   async count(filter: Filter): Promise<number> {
-    return this.select(filter).length;
+    return this.select(filter, undefined, false).length;
   }
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
@@ -304,9 +304,10 @@ class MemoryCollection implements ReadCollection<Doc> {
   /**
    * With an `_id` equality only that document is a candidate; with an
    * equality on an indexed field, those the index finds (the fewest, if
-   * several), in the collection's order; otherwise all are.
+   * several), in the collection's order unless `ordered` is false (a count);
+   * otherwise all are.
    */
-  private candidates(filter: Filter): Iterable<Doc> {
+  private candidates(filter: Filter, ordered = true): Iterable<Doc> {
     const id = filter._id;
     if (typeof id === 'string') {
       const doc = this.docs.get(id);
@@ -319,24 +320,32 @@ class MemoryCollection implements ReadCollection<Doc> {
         const n = index.estimate(filter);
         if (n !== undefined && n < fewest) [narrowest, fewest] = [index, n];
       }
-      if (narrowest) return this.inOrder(narrowest.candidates(filter)!);
+      if (narrowest) {
+        const ids = narrowest.candidates(filter)!;
+        return ordered ? this.inOrder(ids) : this.docsOf(ids);
+      }
     }
     return this.docs.values();
   }
 
-  private inOrder(ids: Set<string>): Doc[] {
+  private docsOf(ids: Set<string>): Doc[] {
     const docs: Doc[] = [];
     for (const id of ids) {
       const doc = this.docs.get(id);
       if (doc) docs.push(doc);
     }
+    return docs;
+  }
+
+  private inOrder(ids: Set<string>): Doc[] {
+    const docs = this.docsOf(ids);
     if (docs.length > 1) docs.sort((a, b) => this.docs.rank(a._id)! - this.docs.rank(b._id)!);
     return docs;
   }
 
   /** Live documents (not copies) matching a filter: the fast path where it can judge, mingo otherwise. */
-  private select(filter: Filter, limit?: number): Doc[] {
-    const candidates = this.candidates(filter);
+  private select(filter: Filter, limit?: number, ordered = true): Doc[] {
+    const candidates = this.candidates(filter, ordered);
     const simple = compileSimpleFilter(filter);
     let query: Query | undefined;
     const out: Doc[] = [];
