@@ -8,6 +8,8 @@ export interface StoredRow {
   data: string;
   metadata: string;
   recorded_at: number;
+  /** The event's size as its append counted it, when this process appended it. */
+  size?: number;
 }
 
 /** The bytes of the rows' data and metadata text (what `RecentAppends` bounds). */

@@ -44,6 +44,8 @@ CREATE INDEX IF NOT EXISTS events_by_recorded_at ON events (recorded_at, positio
 CREATE INDEX IF NOT EXISTS events_by_stream_time ON events (stream, revision, recorded_at);`;
 
 interface PendingAppend extends Omit<AppendRequest, 'now'> {
+  /** Each event's size as the append counted it (kept with the rows this process wrote). */
+  sizes: number[];
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
@@ -198,7 +200,8 @@ export class SqliteEventStore implements EventStore {
       data: canonicalJson(e.data),
       metadata: canonicalJson(e.metadata),
     }));
-    const size = serializedAppendSize(serialized);
+    const sizes = serialized.map((e) => serializedAppendSize([e]));
+    const size = sizes.reduce((a, b) => a + b, 0);
     if (size > this.maxAppendSize)
       return Promise.reject(new EventTooLargeError(stream, size, this.maxAppendSize));
     if (this.closed) return Promise.reject(storeClosed());
@@ -209,7 +212,7 @@ export class SqliteEventStore implements EventStore {
     }
     return new Promise<AppendResult>((resolve, reject) => {
       if (this.queued.length === 0 && !this.committing) setImmediate(() => this.commitQueued());
-      this.queued.push({ stream, events: serialized, expected, resolve, reject });
+      this.queued.push({ stream, events: serialized, sizes, expected, resolve, reject });
     });
   }
 
@@ -465,6 +468,7 @@ function rowsOf(append: PendingAppend, result: AppendResult): Row[] {
     data: event.data,
     metadata: event.metadata,
     recorded_at: result.recordedAt,
+    size: append.sizes[i],
   }));
 }
 
@@ -496,7 +500,7 @@ function readLazily(row: Row): StoredEvent {
     },
     metadata: JSON.parse(row.metadata) as StoredEvent['metadata'],
     recordedAt: row.recorded_at,
-    size: serializedAppendSize([row]),
+    size: row.size ?? serializedAppendSize([row]),
   };
   rememberWrittenText(event, row.data, row.metadata);
   return event;
@@ -512,6 +516,6 @@ function toStored(row: Row): StoredEvent {
     data: JSON.parse(row.data) as Record<string, unknown>,
     metadata: JSON.parse(row.metadata) as StoredEvent['metadata'],
     recordedAt: row.recorded_at,
-    size: serializedAppendSize([row]),
+    size: row.size ?? serializedAppendSize([row]),
   };
 }
