@@ -403,7 +403,7 @@ export class SqliteEventStore implements EventStore {
       readAll: async (after, limit) => {
         if (this.closed) throw storeClosed();
         const recent = this.recent.from(after, limit, READ_BATCH_BYTES);
-        return recent ? recent.map(asWritten) : this.readAll(after, limit);
+        return recent ? recent.map(toStored) : this.readAll(after, limit);
       },
       caughtUp: (position) => position === this.recent.last,
       pollMs: this.pollMs,
@@ -472,17 +472,11 @@ function rowsOf(append: PendingAppend, result: AppendResult): Row[] {
   }));
 }
 
-/** An event this process appended, from the row it wrote, carrying the canonical text it was written as. */
-function asWritten(row: Row): StoredEvent {
-  const event = toStored(row);
-  rememberWrittenText(event, row.data, row.metadata);
-  return event;
-}
-
 /**
- * The same, its data parsed only when first read: the transparency log reads
- * what was just appended for its text and organization alone, and a 500-pod
- * snapshot is not parsed for it.
+ * An event this process appended, from the row it wrote, carrying the
+ * canonical text it was written as, its data parsed only when first read:
+ * the transparency log reads what was just appended for its text and
+ * organization alone, and a 500-pod snapshot is not parsed for it.
  */
 function readLazily(row: Row): StoredEvent {
   let data: Record<string, unknown> | undefined;

@@ -28,11 +28,6 @@ export function positionsFrom(docs: Doc[]): Map<string, number> {
   return positions;
 }
 
-/** Moves these checkpoints to `position` (never back). */
-export function advancePositions(names: string[], position: number): Update {
-  return advanceEach(names.map((name) => [name, position]));
-}
-
 /** Moves each named checkpoint to its own position (never back). */
 export function advanceEach(positions: Iterable<[string, number]>): Update {
   const $max: Record<string, number> = {};

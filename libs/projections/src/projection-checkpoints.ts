@@ -77,10 +77,7 @@ export class ProjectionCheckpoints {
       }
       return;
     }
-    const moves = new Map<string, number>([...this.deferred].map((name) => [name, this.of(name)]));
-    for (const name of names) moves.set(name, last);
-    await this.collection.updateOne({ _id: POSITIONS }, advanceEach(moves), { upsert: true });
-    this.deferred.clear();
+    await this.writeDeferredWith(names, last);
     for (const name of names) {
       if (this.failureRecorded.has(name)) {
         await this.collection.updateOne({ _id: name }, { $unset: { failed: '' } });
@@ -91,9 +88,15 @@ export class ProjectionCheckpoints {
   }
 
   /** Writes the deferred moves (when the projector stops). */
-  async flushDeferred(): Promise<void> {
-    if (this.deferred.size === 0) return;
-    const moves = [...this.deferred].map((name): [string, number] => [name, this.of(name)]);
+  flushDeferred(): Promise<void> {
+    return this.writeDeferredWith([], 0);
+  }
+
+  /** One write to the positions document: the deferred moves, and these names moved to `last`. */
+  private async writeDeferredWith(names: string[], last: number): Promise<void> {
+    const moves = new Map<string, number>([...this.deferred].map((name) => [name, this.of(name)]));
+    for (const name of names) moves.set(name, last);
+    if (moves.size === 0) return;
     await this.collection.updateOne({ _id: POSITIONS }, advanceEach(moves), { upsert: true });
     this.deferred.clear();
   }
