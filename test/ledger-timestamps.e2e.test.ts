@@ -112,3 +112,35 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     });
   });
 }
+
+describe('RFC 3161 timestamps when the TSA refuses at first (embedded mode)', () => {
+  let t: TestApp;
+  let tsa: LocalTsa;
+  before(async () => {
+    tsa = await startLocalTsa({ refuseFirst: 2 });
+    t = await startApp({
+      mode: 'embedded',
+      env: await modeEnv('embedded', { DES_LEDGER_CHECKPOINT_MS: '200', DES_TSA_URL: tsa.url }),
+    });
+  });
+  after(async () => {
+    await t.close();
+    await tsa.close();
+  });
+
+  it('asks again after a back-off: the latest checkpoint gets its timestamp with no event after it', async () => {
+    await t.http.put('/api/v2/flows/acme').send({ name: 'shop' }).expect(201);
+    const latest = (
+      await eventually(
+        async () => ({
+          events: await eventsOf(t, 'acme'),
+          latest: (await t.http.get('/api/v2/ledger/acme/checkpoint')).body as Timestamped,
+        }),
+        ({ events, latest }) => latest?.tree_size === events && !!latest.timestamp,
+      )
+    ).latest;
+    const verified = opensslVerifies(tsa, Buffer.from(latest.timestamp!, 'base64'), Buffer.from(latest.note));
+    assert.ok(verified.ok, verified.output);
+    assert.equal(tsa.answered(), 1, 'one request answered: the refused ones were asked again, no more');
+  });
+});

@@ -25,9 +25,9 @@ function openssl(dir: string, ...args: string[]): Buffer {
  * An RFC 3161 time-stamping authority on loopback, made with `openssl ts`: a
  * CA, a TSA certificate it issued (extended key usage timeStamping), and an
  * HTTP server answering each `application/timestamp-query` with `openssl ts
- * -reply`.
+ * -reply` (the first `refuseFirst` with a 503, as a TSA briefly down would).
  */
-export async function startLocalTsa(): Promise<LocalTsa> {
+export async function startLocalTsa(options: { refuseFirst?: number } = {}): Promise<LocalTsa> {
   const dir = mkdtempSync(join(tmpdir(), 'des-tsa-'));
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
   openssl(
@@ -94,7 +94,14 @@ export async function startLocalTsa(): Promise<LocalTsa> {
   );
   writeFileSync(join(dir, 'serial'), '01\n');
   let answered = 0;
+  let refused = 0;
   const server: Server = createServer((req, res) => {
+    if (refused < (options.refuseFirst ?? 0)) {
+      refused++;
+      req.resume();
+      res.writeHead(503).end('not yet');
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

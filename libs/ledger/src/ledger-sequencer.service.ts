@@ -25,6 +25,17 @@ import { TreeSequencer, withKeptTree } from './tree-sequencer';
 /** The lease the one active sequencer holds in server mode. */
 export const SEQUENCER_LEASE = 'ledger-sequencer';
 const IDLE_MS = 100;
+/** A failed TSA request is made again after this, doubling with each failure up to the maximum. */
+const TIMESTAMP_RETRY_MS = 1000;
+const TIMESTAMP_RETRY_MAX_MS = 5 * 60_000;
+
+/** A signed checkpoint waiting for its TSA timestamp: the failed requests so far, and when to ask next. */
+interface ToTimestamp {
+  treeSize: number;
+  note: string;
+  failures: number;
+  dueAt: number;
+}
 const FAILED_IDLE_MAX_MS = 5000;
 
 /** The deployment's checkpoint signer: one Ed25519 key derived from the service key, the same in every process. */
@@ -51,7 +62,7 @@ export class LedgerSequencerService implements OnApplicationBootstrap, OnApplica
   private readonly signer: NoteSigner;
   private readonly lease?: Lease;
   /** Checkpoints to timestamp (DES_TSA_URL), the latest of each organization's, and the one request in flight. */
-  private readonly toTimestamp = new Map<string, { treeSize: number; note: string }>();
+  private readonly toTimestamp = new Map<string, ToTimestamp>();
   private timestamping?: Promise<void>;
 
   constructor(
@@ -100,6 +111,7 @@ export class LedgerSequencerService implements OnApplicationBootstrap, OnApplica
           } while (read > 0 && !this.stopped && !this.leaseRenewalDue());
           if (this.pending.size && Date.now() - this.lastSigned >= this.config.ledger.checkpointMs)
             await this.signCheckpoints();
+          this.timestampDue();
         }
         this.failures = 0;
       } catch (error) {
@@ -144,22 +156,32 @@ export class LedgerSequencerService implements OnApplicationBootstrap, OnApplica
         { standalone: true, awaitReadModels: false },
       );
       this.pending.delete(org);
-      if (this.config.ledger.tsaUrl) this.toTimestamp.set(org, { treeSize, note });
+      if (this.config.ledger.tsaUrl) this.toTimestamp.set(org, { treeSize, note, failures: 0, dueAt: 0 });
     }
-    if (this.toTimestamp.size && !this.timestamping)
-      this.timestamping = this.timestampCheckpoints().finally(() => (this.timestamping = undefined));
+    this.timestampDue();
+  }
+
+  /** Starts the TSA requests that are due, unless some are in flight. */
+  private timestampDue(): void {
+    if (this.timestamping || this.stopped) return;
+    const now = Date.now();
+    if (![...this.toTimestamp.values()].some((t) => t.dueAt <= now)) return;
+    this.timestamping = this.timestampCheckpoints(now).finally(() => (this.timestamping = undefined));
   }
 
   /**
-   * Asks the TSA for an RFC 3161 timestamp of each checkpoint's note, off the
-   * sequencer's loop (a slow TSA delays no checkpoint), and keeps it as an
+   * Asks the TSA for an RFC 3161 timestamp of each due checkpoint's note, off
+   * the sequencer's loop (a slow TSA delays no checkpoint), and keeps it as an
    * event; a checkpoint signed meanwhile replaces its organization's older
-   * one. A failure is logged, and the organization's next checkpoint is
-   * timestamped instead.
+   * one. A failure is logged and asked again after a back-off (1 s, doubling
+   * up to 5 min): the latest checkpoint gets its timestamp once the TSA
+   * answers, even when no event comes after it.
    */
-  private async timestampCheckpoints(): Promise<void> {
+  private async timestampCheckpoints(now: number): Promise<void> {
     const tsa = this.config.ledger.tsaUrl as string;
-    for (const [org, { treeSize, note }] of this.toTimestamp) {
+    for (const [org, waiting] of [...this.toTimestamp]) {
+      if (waiting.dueAt > now || this.stopped) continue;
+      const { treeSize, note } = waiting;
       this.toTimestamp.delete(org);
       try {
         const response = await requestTimestamp(tsa, Buffer.from(note, 'utf8'));
@@ -171,7 +193,15 @@ export class LedgerSequencerService implements OnApplicationBootstrap, OnApplica
           { standalone: true, awaitReadModels: false },
         );
       } catch (error) {
-        this.logger.warn({ err: error, org, treeSize }, 'a checkpoint could not be timestamped');
+        const failures = waiting.failures + 1;
+        const retryMs = Math.min(TIMESTAMP_RETRY_MAX_MS, TIMESTAMP_RETRY_MS * 2 ** (failures - 1));
+        this.logger.warn(
+          { err: error, org, treeSize, failures },
+          `a checkpoint could not be timestamped; asking again in ${retryMs / 1000} s`,
+        );
+        // Unless a newer checkpoint of the organization is waiting: that one is asked for instead.
+        if (!this.toTimestamp.has(org))
+          this.toTimestamp.set(org, { treeSize, note, failures, dueAt: Date.now() + retryMs });
       }
     }
   }
