@@ -10,6 +10,8 @@ export interface StoredRow {
   recorded_at: number;
   /** The event's size as its append counted it, when this process appended it. */
   size?: number;
+  /** Its data and metadata already parsed (while the commit's fsync ran), for the first reader to take. */
+  parsed?: { data: Record<string, unknown>; metadata: Record<string, unknown> };
 }
 
 /** The bytes of the rows' data and metadata text (what `RecentAppends` bounds). */

@@ -404,6 +404,29 @@ describe('SqliteEventStore live follower', () => {
     await store.close();
   });
 
+  it('gives each follower values of its own, parsed from the stored text (as read back), never the appended objects', async () => {
+    const store = new SqliteEventStore({
+      path: join(mkdtempSync(join(tmpdir(), 'des-follow-')), 'events.db'),
+    });
+    const first = collect(store);
+    const second = collect(store);
+    await Promise.all([first.seen(0), second.seen(0)]);
+    const data = { when: new Date(0), gone: undefined, pods: [{ pod: 'p', created_at: 1 }] };
+    for (let i = 0; i < 5; i++) {
+      await store.append('s-acme/x', [{ ...event('noted'), data }], 'any');
+      await Promise.all([first.seen(i + 1), second.seen(i + 1)]);
+    }
+    await Promise.all([first.following.stop(), second.following.stop()]);
+    const stored = { when: '1970-01-01T00:00:00.000Z', pods: [{ pod: 'p', created_at: 1 }] };
+    for (const [i, got] of first.got.entries()) {
+      assert.deepEqual(got.data, stored);
+      assert.deepEqual(second.got[i].data, stored);
+      assert.notEqual(got.data, second.got[i].data, 'each follower has its own objects');
+      assert.notEqual(got.data, data);
+    }
+    await store.close();
+  });
+
   it('hands a replayed append (the same event ids) over once, as the log holds it', async () => {
     const store = new SqliteEventStore({
       path: join(mkdtempSync(join(tmpdir(), 'des-follow-')), 'events.db'),
