@@ -30,35 +30,43 @@ const portOf = (server: Server) => (server.address() as AddressInfo).port;
 const listening = (server: Server) => new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const closing = (server: Server) => new Promise<void>((r) => server.close(() => r()));
 
+export const FLOOR_NAMES = ['bare node:http', 'bare Express 5', 'bare Nest on Express'] as const;
+export type FloorName = (typeof FLOOR_NAMES)[number];
+
 /**
- * The reference lines of the request path, in this process, on loopback:
- * bare `node:http`, a bare Express 5 app, and a bare Nest app on Express,
- * each with one route answering the same small JSON.
+ * The reference lines of the request path, on loopback: bare `node:http`, a
+ * bare Express 5 app, and a bare Nest app on Express, each with one route
+ * answering the same small JSON.
  */
 export async function startFloors(): Promise<Floor[]> {
-  const bare = createServer((_req, res) => {
-    const text = JSON.stringify(LIVE);
-    res.writeHead(200, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(text),
+  const floors: Floor[] = [];
+  for (const name of FLOOR_NAMES) floors.push(await startFloor(name));
+  return floors;
+}
+
+export async function startFloor(name: FloorName): Promise<Floor> {
+  if (name === 'bare node:http') {
+    const bare = createServer((_req, res) => {
+      const text = JSON.stringify(LIVE);
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+      });
+      res.end(text);
     });
-    res.end(text);
-  });
-  await listening(bare);
-
-  const app = express();
-  app.get('/health/live', (_req, res) => {
-    res.json(LIVE);
-  });
-  const expressServer = createServer(app);
-  await listening(expressServer);
-
+    await listening(bare);
+    return { name, port: portOf(bare), close: () => closing(bare) };
+  }
+  if (name === 'bare Express 5') {
+    const app = express();
+    app.get('/health/live', (_req, res) => {
+      res.json(LIVE);
+    });
+    const server = createServer(app);
+    await listening(server);
+    return { name, port: portOf(server), close: () => closing(server) };
+  }
   const nest = await NestFactory.create<NestExpressApplication>(FloorModule, { logger: false });
   await nest.listen(0, '127.0.0.1');
-
-  return [
-    { name: 'bare node:http', port: portOf(bare), close: () => closing(bare) },
-    { name: 'bare Express 5', port: portOf(expressServer), close: () => closing(expressServer) },
-    { name: 'bare Nest on Express', port: portOf(nest.getHttpServer() as Server), close: () => nest.close() },
-  ];
+  return { name, port: portOf(nest.getHttpServer() as Server), close: () => nest.close() };
 }
