@@ -229,14 +229,11 @@ export class ActionsController {
     const perPage = query.per_page ?? 20;
     const filter = { org, action: number };
     const collection = reads.collection(DELIVERIES);
-    const [total, docs] = await Promise.all([
-      collection.count(filter),
-      collection.find(filter, {
-        sort: { scheduled_at: -1, id: 1 },
-        skip: (page - 1) * perPage,
-        limit: perPage,
-      }),
-    ]);
+    const { total, docs } = await collection.findPage(filter, {
+      sort: { scheduled_at: -1, id: 1 },
+      skip: (page - 1) * perPage,
+      limit: perPage,
+    });
     const { items: deliveries, ...page_ } = paged(docs.map(deliveryView), {
       page,
       perPage,

@@ -85,10 +85,9 @@ export class EnvironmentReportController {
     if (!environment) throw new ApiError(404, 'Environment not found');
     const latest = (environment.latest_snapshot as number | undefined) ?? 0;
     const changeFilter = { org, environment: env, timestamp: { $gte: from, $lte: to } };
-    const [inForce, changes, changesTotal, snapshots] = await Promise.all([
+    const [inForce, { docs: changes, total: changesTotal }, snapshots] = await Promise.all([
       latest > 0 ? reads.collection(SNAPSHOTS).findOne({ _id: snapshotId(org, env, latest) }) : null,
-      reads.collection(ENVIRONMENT_EVENTS).find(changeFilter, { sort: { seq: -1 }, limit: REPORT_ROWS }),
-      reads.collection(ENVIRONMENT_EVENTS).count(changeFilter),
+      reads.collection(ENVIRONMENT_EVENTS).findPage(changeFilter, { sort: { seq: -1 }, limit: REPORT_ROWS }),
       reads
         .collection(SNAPSHOTS)
         .find({ org, environment: env }, { sort: { index: -1 }, limit: REPORT_ROWS }),

@@ -563,14 +563,11 @@ export class EnvironmentsController {
     const perPage = query.per_page ?? 20;
     const filter = { org, env_name: env, deployed_at: { $gte: from, $lte: to } };
     const collection = reads.collection(DEPLOYMENTS);
-    const [total, docs] = await Promise.all([
-      collection.count(filter),
-      collection.find(filter, {
-        sort: { deployed_at: -1, snapshot_index: -1, fingerprint: 1 },
-        skip: (page - 1) * perPage,
-        limit: perPage,
-      }),
-    ]);
+    const { total, docs } = await collection.findPage(filter, {
+      sort: { deployed_at: -1, snapshot_index: -1, fingerprint: 1 },
+      skip: (page - 1) * perPage,
+      limit: perPage,
+    });
     const { items: deployments, ...page_ } = paged(
       docs.map((d) =>
         deploymentView(d, `/api/v2/environments/${org}/${env}/snapshots/${d.snapshot_index as number}`),

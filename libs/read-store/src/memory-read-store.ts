@@ -12,6 +12,7 @@ import {
   Filter,
   FindOptions,
   IndexSpec,
+  Page,
   ReadCollection,
   ReadStore,
   Update,
@@ -256,6 +257,11 @@ class MemoryCollection implements ReadCollection<Doc> {
     return this.select(filter, undefined, false).length;
   }
 
+  async findPage(filter: Filter, options: FindOptions): Promise<Page<Doc>> {
+    const matches = this.select(filter);
+    return { total: matches.length, docs: this.arranged(matches, options) };
+  }
+
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
     const [current] = this.select(filter, 1);
     if (current) return this.replaceWith(current, update, false);
@@ -371,15 +377,19 @@ class MemoryCollection implements ReadCollection<Doc> {
   private ordered(filter: Filter, options: FindOptions): Doc[] {
     const unordered = !options.sort && !options.skip && !options.projection;
     if (unordered) return this.select(filter, options.limit || undefined);
+    return this.arranged(this.select(filter), options);
+  }
+
+  /** Matches (in the collection's order) sorted, paged and projected as asked. */
+  private arranged(matches: Doc[], options: FindOptions): Doc[] {
+    const from = options.skip ?? 0;
+    const to = options.limit ? from + options.limit : undefined;
+    if (!options.sort && !options.projection) return matches.slice(from, to);
     if (options.sort && !options.projection) {
-      const sorted = nativeSort(this.select(filter), options.sort);
-      if (sorted)
-        return sorted.slice(
-          options.skip ?? 0,
-          options.limit ? (options.skip ?? 0) + options.limit : undefined,
-        );
+      const sorted = nativeSort(matches, options.sort);
+      if (sorted) return sorted.slice(from, to);
     }
-    let cursor = MATCH_ALL.find(this.select(filter), options.projection);
+    let cursor = MATCH_ALL.find(matches, options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);

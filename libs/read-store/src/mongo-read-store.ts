@@ -25,6 +25,7 @@ import {
   Filter,
   FindOptions,
   IndexSpec,
+  Page,
   ReadCollection,
   ReadStore,
   Update,
@@ -169,6 +170,11 @@ class MongoCollection implements ReadCollection<Doc> {
 
   async count(filter: Filter): Promise<number> {
     return this.gate.run(() => guard(() => this.c.countDocuments(filter)));
+  }
+
+  async findPage(filter: Filter, options: FindOptions): Promise<Page<Doc>> {
+    const [total, docs] = await Promise.all([this.count(filter), this.find(filter, options)]);
+    return { total, docs };
   }
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {

@@ -78,6 +78,35 @@ export function readStoreContract(name: string, open: () => Promise<ReadStore>):
       );
     });
 
+    it('pages: the page find answers and the count of all matches, past the end and with no match too', async () => {
+      const envs = store.collection('envs');
+      const options = { sort: { rank: -1 as const }, skip: 1, limit: 2 };
+      const page = await envs.findPage({ org: 'acme' }, options);
+      assert.deepEqual(
+        page.docs.map((d) => d.name),
+        ['qa', 'dev'],
+      );
+      assert.equal(page.total, 5);
+      assert.deepEqual(page.docs, await envs.find({ org: 'acme' }, options));
+      const ranged = await envs.findPage(
+        { org: 'acme', rank: { $gte: 3 } },
+        { sort: { name: 1 }, limit: 10 },
+      );
+      assert.deepEqual(
+        ranged.docs,
+        await envs.find({ org: 'acme', rank: { $gte: 3 } }, { sort: { name: 1 } }),
+      );
+      assert.equal(ranged.total, await envs.count({ org: 'acme', rank: { $gte: 3 } }));
+      assert.deepEqual(await envs.findPage({ org: 'acme' }, { sort: { rank: 1 }, skip: 10, limit: 2 }), {
+        total: 5,
+        docs: [],
+      });
+      assert.deepEqual(await envs.findPage({ org: 'nobody' }, { sort: { rank: 1 }, limit: 2 }), {
+        total: 0,
+        docs: [],
+      });
+    });
+
     it('streams matches in sort order', async () => {
       const names: string[] = [];
       for await (const d of store.collection('envs').stream({ org: 'acme' }, { sort: { rank: 1 } })) {

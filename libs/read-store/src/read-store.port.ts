@@ -17,6 +17,12 @@ export interface FindOptions {
   projection?: Record<string, 0 | 1>;
 }
 
+/** A page of a query's matches, and the number of all its matches. */
+export interface Page<T extends Doc = Doc> {
+  total: number;
+  docs: T[];
+}
+
 export interface UpdateResult {
   matched: number;
   modified: number;
@@ -35,6 +41,8 @@ export interface ReadCollection<T extends Doc = Doc> {
   /** Streams matches in sort order without holding them all in memory. */
   stream(filter: Filter, options?: FindOptions): AsyncIterable<T>;
   count(filter: Filter): Promise<number>;
+  /** One page of the matches (`find` with the options) and how many match in all (`count`), from one selection where the engine can. */
+  findPage(filter: Filter, options: FindOptions): Promise<Page<T>>;
   updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>;
   updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
   deleteMany(filter: Filter): Promise<number>;

@@ -57,14 +57,11 @@ export class ReposController {
     const reads = await this.readsAt(org, at);
     const collection = reads.collection(REPOS);
     const order = direction === 'desc' ? -1 : 1;
-    const [total, docs] = await Promise.all([
-      collection.count(filter),
-      collection.find(filter, {
-        sort: { name: order, id: order },
-        skip: (page - 1) * perPage,
-        limit: perPage,
-      }),
-    ]);
+    const { total, docs } = await collection.findPage(filter, {
+      sort: { name: order, id: order },
+      skip: (page - 1) * perPage,
+      limit: perPage,
+    });
     return {
       repos: docs.map(repoView),
       page,

@@ -121,14 +121,11 @@ export class TrailsController {
     const page = query.page ?? 1;
     const perPage = query.per_page ?? 20;
     const collection = reads.collection(TRAILS);
-    const [total, docs] = await Promise.all([
-      collection.count(filter),
-      collection.find(filter, {
-        sort: { created_at: -1, flow: 1, name: 1 },
-        skip: (page - 1) * perPage,
-        limit: perPage,
-      }),
-    ]);
+    const { total, docs } = await collection.findPage(filter, {
+      sort: { created_at: -1, flow: 1, name: 1 },
+      skip: (page - 1) * perPage,
+      limit: perPage,
+    });
     const data = docs.map((d) => {
       const view = withoutInternals(d) as unknown as TrailView;
       const template = chosen.get(view.flow)?.template as FlowTemplate | null;
