@@ -12,6 +12,8 @@ export interface LocalTsa {
   dir: string;
   /** Requests answered so far. */
   answered(): number;
+  /** Requests refused so far (the first `refuseFirst`). */
+  refused(): number;
   close(): Promise<void>;
 }
 
@@ -122,6 +124,7 @@ export async function startLocalTsa(options: { refuseFirst?: number } = {}): Pro
     caFile: join(dir, 'ca.crt'),
     dir,
     answered: () => answered,
+    refused: () => refused,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
