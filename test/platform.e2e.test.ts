@@ -207,4 +207,20 @@ describe('request logging and answers (embedded mode)', () => {
     assert.equal(head.headers['content-length'], String(Buffer.byteLength(JSON.stringify(get.body))));
     assert.equal(head.text, undefined);
   });
+
+  it("serves requests born with Express's prototypes, so its per-request setPrototypeOf changes nothing (ADR 0036)", async () => {
+    const express = t.app.getHttpAdapter().getInstance() as { request: object; response: object };
+    const seen: boolean[] = [];
+    // Runs before Express's own listener: the objects as Node's server made them.
+    const spy = (req: object, res: object) =>
+      seen.push(Object.getPrototypeOf(req) === express.request, Object.getPrototypeOf(res) === express.response);
+    t.server.prependListener('request', spy);
+    try {
+      await t.http.get('/api/v2/fixture-notes/acme/logged').expect(200);
+      await t.http.put('/api/v2/fixture-notes/acme/born').send({ text: 'y' }).expect(201);
+    } finally {
+      t.server.off('request', spy);
+    }
+    assert.deepEqual(seen, [true, true, true, true]);
+  });
 });
