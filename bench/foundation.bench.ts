@@ -219,7 +219,8 @@ async function rebuildInto(server: WireServer, events: SqliteEventStore, mongoEv
 }
 
 async function writeToVisibleRead(): Promise<void> {
-  const config = loadConfig({ DES_DATA_DIR: tmp(), LOG_LEVEL: 'silent' });
+  // Measures the service's writes, above any one organization's write rate.
+  const config = loadConfig({ DES_DATA_DIR: tmp(), LOG_LEVEL: 'silent', DES_ORG_WRITES_PER_SECOND: '0' });
   const app = await createHttpApp({ config, role: 'all', features: [FixtureFeatureModule] });
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as { port: number }).port;

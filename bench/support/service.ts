@@ -7,13 +7,15 @@ import { client, type Client } from './http-client';
 
 /**
  * The service, embedded, on its data directory and a free loopback port,
- * with an organization `bench` and a client presenting its admin key.
+ * with an organization `bench` and a client presenting its admin key. Its
+ * set-up writes come faster than one organization's write rate, so the
+ * benchmarks' service has none (the rate has a test of its own).
  */
 export async function startBenchService(
   dataDir: string,
 ): Promise<{ app: NestExpressApplication; port: number; key: string; http: Client }> {
   const app = await createHttpApp({
-    config: loadConfig({ DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+    config: loadConfig({ DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent', DES_ORG_WRITES_PER_SECOND: '0' }),
     role: 'all',
   });
   await app.listen(0, '127.0.0.1');
