@@ -13,22 +13,24 @@ import { type LocalTsa, opensslVerifies, startLocalTsa } from './support/tsa';
 
 type Timestamped = Checkpoint & { timestamp: string | null };
 
+/** The latest checkpoint, once it covers every event of acme and the TSA's timestamp is kept with it. */
+async function timestampedCheckpoint(t: TestApp): Promise<Timestamped> {
+  const { latest } = await eventually(
+    async () => ({
+      events: await eventsOf(t, 'acme'),
+      latest: (await t.http.get('/api/v2/ledger/acme/checkpoint')).body as Timestamped,
+    }),
+    ({ events, latest }) => latest?.tree_size === events && !!latest.timestamp,
+  );
+  return latest;
+}
+
 for (const mode of ['embedded', 'server'] as Mode[]) {
   describe(`RFC 3161 timestamps of the signed checkpoints, from a local openssl TSA (${mode} mode)`, () => {
     let t: TestApp;
     let tsa: LocalTsa;
 
-    /** The latest checkpoint, once it covers every event of acme and the TSA's timestamp is kept with it. */
-    const timestampedCovering = async () =>
-      (
-        await eventually(
-          async () => ({
-            events: await eventsOf(t, 'acme'),
-            latest: (await t.http.get('/api/v2/ledger/acme/checkpoint')).body as Timestamped,
-          }),
-          ({ events, latest }) => latest?.tree_size === events && !!latest.timestamp,
-        )
-      ).latest;
+    const timestampedCovering = () => timestampedCheckpoint(t);
 
     before(async () => {
       tsa = await startLocalTsa();
@@ -130,15 +132,7 @@ describe('RFC 3161 timestamps when the TSA refuses at first (embedded mode)', ()
 
   it('asks again after a back-off: the latest checkpoint gets its timestamp with no event after it', async () => {
     await t.http.put('/api/v2/flows/acme').send({ name: 'shop' }).expect(201);
-    const latest = (
-      await eventually(
-        async () => ({
-          events: await eventsOf(t, 'acme'),
-          latest: (await t.http.get('/api/v2/ledger/acme/checkpoint')).body as Timestamped,
-        }),
-        ({ events, latest }) => latest?.tree_size === events && !!latest.timestamp,
-      )
-    ).latest;
+    const latest = await timestampedCheckpoint(t);
     const verified = opensslVerifies(tsa, Buffer.from(latest.timestamp!, 'base64'), Buffer.from(latest.note));
     assert.ok(verified.ok, verified.output);
     assert.equal(
