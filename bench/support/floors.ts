@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import { createServer, type Server } from 'node:http';
+import { JsonReplyAdapter } from '#des/service';
 import type { AddressInfo } from 'node:net';
 
 /** The small JSON every floor answers at /health/live, as the service's liveness does. */
@@ -30,13 +31,20 @@ const portOf = (server: Server) => (server.address() as AddressInfo).port;
 const listening = (server: Server) => new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const closing = (server: Server) => new Promise<void>((r) => server.close(() => r()));
 
-export const FLOOR_NAMES = ['bare node:http', 'bare Express 5', 'bare Nest on Express'] as const;
+export const FLOOR_NAMES = [
+  'bare node:http',
+  'bare Express 5',
+  'bare Nest on Express',
+  "bare Nest on the service's adapter",
+] as const;
 export type FloorName = (typeof FLOOR_NAMES)[number];
 
 /**
  * The reference lines of the request path, on loopback: bare `node:http`, a
- * bare Express 5 app, and a bare Nest app on Express, each with one route
- * answering the same small JSON.
+ * bare Express 5 app, a bare Nest app on Express, and the same Nest app on
+ * the service's adapter (requests born with Express's prototypes, JSON
+ * written directly: ADR 0034, ADR 0036), each with one route answering the
+ * same small JSON. The last is the least Nest on Express costs here.
  */
 export async function startFloors(): Promise<Floor[]> {
   const floors: Floor[] = [];
@@ -66,7 +74,12 @@ export async function startFloor(name: FloorName): Promise<Floor> {
     await listening(server);
     return { name, port: portOf(server), close: () => closing(server) };
   }
-  const nest = await NestFactory.create<NestExpressApplication>(FloorModule, { logger: false });
+  const nest =
+    name === 'bare Nest on Express'
+      ? await NestFactory.create<NestExpressApplication>(FloorModule, { logger: false })
+      : await NestFactory.create<NestExpressApplication>(FloorModule, new JsonReplyAdapter(), {
+          logger: false,
+        });
   await nest.listen(0, '127.0.0.1');
   return { name, port: portOf(nest.getHttpServer() as Server), close: () => nest.close() };
 }

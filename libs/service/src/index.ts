@@ -8,5 +8,6 @@ export {
   workerFeatureModules,
 } from './features';
 export { createHttpApp, stopHttpApp } from './http-app';
+export { JsonReplyAdapter } from './json-reply-adapter';
 export { allowedMethods } from './openapi-exact';
 export { WORKSPACE_DIR } from './workspace';
