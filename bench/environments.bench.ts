@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { podsOf } from './support/pods';
+import { benchConfig } from './support/service';
 import { runBenchmark, sized } from './support/run';
 import { createHttpApp } from '#des/service';
 import { OrganizationBootstrap } from '#des/accounts';
-import { loadConfig } from '#des/platform';
 import { client, Client, JsonBody, percentile, throughput } from './support/http-client';
 import { seedNoise } from './support/seed';
 import { FLOOR_NAMES, startFloors } from './support/floors';
@@ -24,8 +24,7 @@ async function start(
 ): Promise<{ app: NestExpressApplication; http: Client; org: string; started_ms: number }> {
   const t = Date.now();
   const app = await createHttpApp({
-    // Measures the service's throughput, above any one organization's write rate.
-    config: loadConfig({ DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent', DES_ORG_WRITES_PER_SECOND: '0' }),
+    config: benchConfig(dataDir),
     role: 'all',
   });
   await app.listen(0, '127.0.0.1');
@@ -185,8 +184,9 @@ async function withMillionEvents(): Promise<void> {
   const envRate = median('get_environment');
   const deploymentsRate = median('deployments_page');
   // Each round's ratios (to that round's bare floor), to show how much they move.
+  const bareRounds = series.find((one) => one.name === 'bare node:http')!.rates;
   const roundRatios = Object.fromEntries(
-    series.map((one) => [one.name, one.rates.map((rate, i) => +(rate / series[0].rates[i]).toFixed(2))]),
+    series.map((one) => [one.name, one.rates.map((rate, i) => +(rate / bareRounds[i]).toFixed(2))]),
   );
   const ratio = (rate: number) => +(rate / bareRate).toFixed(2);
   const floorRatios = Object.fromEntries(

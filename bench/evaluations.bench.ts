@@ -1,13 +1,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchConfig } from './support/service';
 import { runBenchmark, sized } from './support/run';
 import { createHttpApp } from '#des/service';
 import { OrganizationBootstrap } from '#des/accounts';
 import { evaluationStream } from '#des/evaluations';
 import { SqliteEventStore } from '#des/event-store';
 import { TrailTimeMachine } from '#des/trails';
-import { loadConfig } from '#des/platform';
 import { OpaCompiler, PolicyEvaluator } from '#des/policy-engine';
 import { client, Client, percentile } from './support/http-client';
 import { seedNoise } from './support/seed';
@@ -66,13 +66,7 @@ async function jobLatency(
   }
 > {
   const dataDir = mkdtempSync(join(tmpdir(), 'des-bench-eval-'));
-  const config = loadConfig({
-    DES_DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    // The set-up's 2,900 writes come faster than one organization's write rate.
-    DES_ORG_WRITES_PER_SECOND: '0',
-    ...serverEnv,
-  });
+  const config = benchConfig(dataDir, serverEnv);
   let t = performance.now();
   await seedNoise(join(dataDir, 'events.db'), noise);
   const seededS = (performance.now() - t) / 1000;

@@ -1,10 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchConfig } from './support/service';
 import { runBenchmark, sized } from './support/run';
 import { createHttpApp } from '#des/service';
 import { OrganizationBootstrap } from '#des/accounts';
-import { loadConfig } from '#des/platform';
 import { client, percentile } from './support/http-client';
 
 /** Evidence benchmarks (issue: evidence): attestation writes, and the trail audit PDF with a warm browser. */
@@ -13,12 +13,7 @@ const rssMb = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
 
 runBenchmark('evidence', results, async () => {
   const app = await createHttpApp({
-    config: loadConfig({
-      DES_DATA_DIR: mkdtempSync(join(tmpdir(), 'des-bench-ev-')),
-      LOG_LEVEL: 'silent',
-      // Measures the service's write throughput, above any one organization's write rate.
-      DES_ORG_WRITES_PER_SECOND: '0',
-    }),
+    config: benchConfig(mkdtempSync(join(tmpdir(), 'des-bench-ev-'))),
     role: 'all',
   });
   await app.listen(0, '127.0.0.1');

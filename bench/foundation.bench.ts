@@ -8,10 +8,10 @@ import { MongoClient } from 'mongodb';
 import { SqliteEventStore, EventToAppend } from '#des/event-store';
 import { Projector, streamStatsProjection } from '#des/projections';
 import { MemoryReadStore, MongoReadStore } from '#des/read-store';
+import { benchConfig } from './support/service';
 import { runBenchmark, sized } from './support/run';
 import { OrganizationBootstrap } from '#des/accounts';
 import { createHttpApp } from '#des/service';
-import { loadConfig } from '#des/platform';
 import { FixtureFeatureModule } from '../test/support/fixture-feature';
 import { uniqueName } from '../test/support/engines';
 import { describeScans, idLookupPlan, type WireServer, wireServers } from '../test/support/wire-servers';
@@ -219,8 +219,7 @@ async function rebuildInto(server: WireServer, events: SqliteEventStore, mongoEv
 }
 
 async function writeToVisibleRead(): Promise<void> {
-  // Measures the service's writes, above any one organization's write rate.
-  const config = loadConfig({ DES_DATA_DIR: tmp(), LOG_LEVEL: 'silent', DES_ORG_WRITES_PER_SECOND: '0' });
+  const config = benchConfig(tmp());
   const app = await createHttpApp({ config, role: 'all', features: [FixtureFeatureModule] });
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as { port: number }).port;

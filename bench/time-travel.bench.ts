@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { OrganizationBootstrap } from '#des/accounts';
 import { SqliteEventStore } from '#des/event-store';
 import { noteSigner, verifyTrees } from '#des/ledger';
-import { loadConfig } from '#des/platform';
 import { createHttpApp } from '#des/service';
 import { client, type Client, percentile } from './support/http-client';
+import { benchConfig } from './support/service';
 import { runBenchmark, smoke } from './support/run';
 
 /**
@@ -49,12 +49,7 @@ runBenchmark('time-travel', results, async () => {
   const snapshots = smoke ? 200 : 10_000;
   const trailEvents = smoke ? 100 : 1_000;
   const app = await createHttpApp({
-    // Its set-up writes come faster than one organization's write rate.
-    config: loadConfig({
-      DES_DATA_DIR: mkdtempSync(join(tmpdir(), 'des-bench-tt-')),
-      LOG_LEVEL: 'silent',
-      DES_ORG_WRITES_PER_SECOND: '0',
-    }),
+    config: benchConfig(mkdtempSync(join(tmpdir(), 'des-bench-tt-'))),
     role: 'all',
   });
   await app.listen(0, '127.0.0.1');

@@ -30,8 +30,6 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     let t: TestApp;
     let tsa: LocalTsa;
 
-    const timestampedCovering = () => timestampedCheckpoint(t);
-
     before(async () => {
       tsa = await startLocalTsa();
       t = await startApp({
@@ -47,7 +45,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
     });
 
     it('keeps a timestamp of each checkpoint that openssl ts -verify accepts for its note', async () => {
-      const checkpoint = await timestampedCovering();
+      const checkpoint = await timestampedCheckpoint(t);
       const verified = opensslVerifies(
         tsa,
         Buffer.from(checkpoint.timestamp!, 'base64'),
@@ -68,7 +66,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         .post('/api/v2/attestations/acme/shop/trail/build-1/generic')
         .send({ attestation_name: 'smoke' })
         .expect(201);
-      await timestampedCovering();
+      await timestampedCheckpoint(t);
       const res = await t.http.get('/api/v2/trails/acme/shop/build-1/bundle').buffer(true).parse(binary);
       assert.equal(res.status, 200);
       const members = unzipSync(res.body as Buffer);

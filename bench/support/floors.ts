@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import { JsonReplyAdapter } from '#des/service';
@@ -74,12 +74,8 @@ export async function startFloor(name: FloorName): Promise<Floor> {
     await listening(server);
     return { name, port: portOf(server), close: () => closing(server) };
   }
-  const nest =
-    name === 'bare Nest on Express'
-      ? await NestFactory.create<NestExpressApplication>(FloorModule, { logger: false })
-      : await NestFactory.create<NestExpressApplication>(FloorModule, new JsonReplyAdapter(), {
-          logger: false,
-        });
+  const adapter = name === 'bare Nest on Express' ? new ExpressAdapter() : new JsonReplyAdapter();
+  const nest = await NestFactory.create<NestExpressApplication>(FloorModule, adapter, { logger: false });
   await nest.listen(0, '127.0.0.1');
   return { name, port: portOf(nest.getHttpServer() as Server), close: () => nest.close() };
 }

@@ -1,21 +1,29 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { OrganizationBootstrap } from '#des/accounts';
-import { loadConfig } from '#des/platform';
+import { type Config, loadConfig } from '#des/platform';
 import { createHttpApp } from '#des/service';
 import { client, type Client } from './http-client';
 
 /**
+ * A benchmark's configuration: silent, on its data directory, and with no
+ * per-organization write rate: a benchmark measures the service, and its
+ * set-up writes come faster than one organization may write (the rate has
+ * tests of its own). `env` adds to it (server mode's engines, say).
+ */
+export function benchConfig(dataDir: string, env: NodeJS.ProcessEnv = {}): Config {
+  return loadConfig({ DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent', DES_ORG_WRITES_PER_SECOND: '0', ...env });
+}
+
+/**
  * The service, embedded, on its data directory and a free loopback port,
- * with an organization `bench` and a client presenting its admin key. Its
- * set-up writes come faster than one organization's write rate, so the
- * benchmarks' service has none (the rate has a test of its own).
+ * with an organization `bench` and a client presenting its admin key.
  */
 export async function startBenchService(
   dataDir: string,
 ): Promise<{ app: NestExpressApplication; port: number; key: string; http: Client }> {
   const app = await createHttpApp({
-    config: loadConfig({ DES_DATA_DIR: dataDir, LOG_LEVEL: 'silent', DES_ORG_WRITES_PER_SECOND: '0' }),
+    config: benchConfig(dataDir),
     role: 'all',
   });
   await app.listen(0, '127.0.0.1');
