@@ -53,8 +53,10 @@ export function paged<T>(
   }: { page: number; perPage: number; total: number; base: string; query: Record<string, string> },
 ) {
   const totalPages = Math.ceil(total / perPage);
-  const link = (p: number) =>
-    `${base}?${new URLSearchParams({ ...query, page: String(p), per_page: String(perPage) })}`;
+  // The other parameters encoded once for the three links (page and per_page last, as numbers need no encoding).
+  const { page: _page, per_page: _perPage, ...others } = query;
+  const shared = new URLSearchParams(others).toString();
+  const link = (p: number) => `${base}?${shared}${shared ? '&' : ''}page=${p}&per_page=${perPage}`;
   return {
     page,
     per_page: perPage,

@@ -1,18 +1,16 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { inReadScope, scopeRequestId } from '#des/read-store';
 
 /**
- * The request a log line is written for: its id, carried by the one
- * async context the request enters (after its body is read), so the lines
- * a handler writes name their request without a child logger per request.
+ * The request a log line is written for: its id, carried by the one async
+ * context the request enters (after its body is read), so the lines a
+ * handler writes name their request without a child logger per request.
+ * That context is the request's read scope, which starts charged to no one.
  */
-const current = new AsyncLocalStorage<string>();
-
-/** Runs `fn` as the request `id`. */
 export function inRequest<T>(id: string, fn: () => T): T {
-  return current.run(id, fn);
+  return inReadScope(fn, undefined, id);
 }
 
 /** The id of the request being served, if any. */
 export function currentRequestId(): string | undefined {
-  return current.getStore();
+  return scopeRequestId();
 }

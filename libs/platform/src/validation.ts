@@ -60,8 +60,14 @@ const isFlat = (instance: Record<string, unknown>) =>
     (v) => v === null || typeof v !== 'object' || (Array.isArray(v) && v.every((i) => typeof i !== 'object')),
   );
 
-const copyOf = (fields: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]));
+function copyOf(fields: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    copy[key] = Array.isArray(value) ? [...value] : value;
+  }
+  return copy;
+}
 
 /** DTO validation answering 400 with the spec's message; unknown properties are refused. */
 export function validationPipe(message = VALIDATION_FAILED): ValidationPipe {

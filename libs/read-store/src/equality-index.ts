@@ -46,9 +46,11 @@ export class EqualityIndex {
    * Ids that may match the filter's equalities (or `$in`) on these paths, a
    * superset of the matches; undefined when it lacks one on some path.
    */
-  candidates(filter: Filter): Set<string> | undefined {
+  candidates(filter: Filter): ReadonlySet<string> | undefined {
     const keys = this.lookups(filter);
     if (!keys) return undefined;
+    // One key and nothing kept aside (the usual lookup): its own set, not a copy (callers only read it).
+    if (keys.length === 1 && this.loose.size === 0) return this.byKey.get(keys[0]) ?? NONE;
     const out = new Set(this.loose);
     for (const key of keys) for (const id of this.byKey.get(key) ?? []) out.add(id);
     return out;
@@ -86,6 +88,8 @@ export class EqualityIndex {
     return [parts.join('\u0000')];
   }
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** Most keys one lookup combines (`$in` on several fields multiplies them). */
 const MAX_LOOKUPS = 256;

@@ -334,7 +334,7 @@ class MemoryCollection implements ReadCollection<Doc> {
     return this.docs.values();
   }
 
-  private docsOf(ids: Set<string>): Doc[] {
+  private docsOf(ids: ReadonlySet<string>): Doc[] {
     const docs: Doc[] = [];
     for (const id of ids) {
       const doc = this.docs.get(id);
@@ -343,10 +343,15 @@ class MemoryCollection implements ReadCollection<Doc> {
     return docs;
   }
 
-  private inOrder(ids: Set<string>): Doc[] {
-    const docs = this.docsOf(ids);
-    if (docs.length > 1) docs.sort((a, b) => this.docs.rank(a._id)! - this.docs.rank(b._id)!);
-    return docs;
+  /** The documents of `ids` in the collection's order: each rank looked up once, not once per comparison. */
+  private inOrder(ids: ReadonlySet<string>): Doc[] {
+    const ranked: { doc: Doc; rank: number }[] = [];
+    for (const id of ids) {
+      const doc = this.docs.get(id);
+      if (doc) ranked.push({ doc, rank: this.docs.rank(id)! });
+    }
+    if (ranked.length > 1) ranked.sort((a, b) => a.rank - b.rank);
+    return ranked.map((r) => r.doc);
   }
 
   /** Live documents (not copies) matching a filter: the fast path where it can judge, mingo otherwise. */

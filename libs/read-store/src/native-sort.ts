@@ -10,27 +10,31 @@ type AnyObject = Record<string, unknown>;
  * (missing, null, mixed types, arrays, objects).
  */
 export function nativeSort(docs: Doc[], sort: Sort): Doc[] | undefined {
-  const fields = Object.entries(sort);
-  const keys: (number | string)[][] = docs.map(() => []);
-  for (const [field] of fields) {
+  const fields = Object.keys(sort);
+  const directions = fields.map((field) => sort[field]);
+  // Column by field: the comparator reads two values and allocates nothing.
+  const columns: (number | string)[][] = [];
+  for (const field of fields) {
     let kind: 'number' | 'string' | undefined;
     const path = field.split('.');
+    const column: (number | string)[] = new Array(docs.length);
     for (let i = 0; i < docs.length; i++) {
       const value = valueAt(docs[i], path);
       const type = typeof value;
       if ((type !== 'number' && type !== 'string') || Number.isNaN(value)) return undefined;
       if (kind === undefined) kind = type as 'number' | 'string';
       else if (kind !== type) return undefined;
-      keys[i].push(value as number | string);
+      column[i] = value as number | string;
     }
+    columns.push(column);
   }
   const order = docs.map((_, i) => i);
   order.sort((a, b) => {
-    for (const [k, [, direction]] of fields.entries()) {
-      const x = keys[a][k];
-      const y = keys[b][k];
-      if (x < y) return -direction;
-      if (x > y) return direction;
+    for (let k = 0; k < columns.length; k++) {
+      const x = columns[k][a];
+      const y = columns[k][b];
+      if (x < y) return -directions[k];
+      if (x > y) return directions[k];
     }
     return a - b;
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chargeReadsTo, inReadScope, TenantReadGate } from './tenant-read-gate';
+import { chargeReadsTo, inReadScope, scopeRequestId, TenantReadGate } from './tenant-read-gate';
 
 /** A query that stays in flight until `finish` is called. */
 function heldQuery() {
@@ -91,5 +91,31 @@ describe('TenantReadGate', () => {
     next.finish();
     await runNext;
     assert.equal(gate.busyTenants(), 0);
+  });
+
+  it("charges a scope's reads without losing the request it serves, and a new scope starts charged to no one", async () => {
+    const gate = new TenantReadGate(1);
+    const held = heldQuery();
+    const first = inReadScope(
+      async () => {
+        chargeReadsTo('a');
+        await turn();
+        return scopeRequestId();
+      },
+      undefined,
+      'request-1',
+    );
+    assert.equal(await first, 'request-1');
+    const holding = inReadScope(() => gate.run(held.run), 'a');
+    await turn();
+    // Charged to no one: not held behind tenant a's query in flight.
+    const uncharged = heldQuery();
+    const passing = inReadScope(() => gate.run(uncharged.run), undefined, 'request-2');
+    await turn();
+    assert.equal(uncharged.started, true);
+    assert.equal(scopeRequestId(), undefined);
+    held.finish();
+    uncharged.finish();
+    await Promise.all([holding, passing]);
   });
 });

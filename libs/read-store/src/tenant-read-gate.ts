@@ -5,22 +5,32 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * read-model server. A request starts with no one; authentication names the
  * caller's key, then its organization (`chargeReadsTo`), and every query
  * after that waits its organization's turn at the `TenantReadGate`.
+ *
+ * The same scope carries the request's id for its log lines: one async
+ * context per request, not one per concern (each enabled AsyncLocalStorage
+ * costs a hook call on every promise the request makes).
  */
 interface ReadScope {
   tenant?: string;
+  requestId?: string;
 }
 
 const scope = new AsyncLocalStorage<ReadScope>();
 
-/** Runs `fn` in a fresh scope (one per request): reads are charged to no one until `chargeReadsTo`. */
-export function inReadScope<T>(fn: () => T, tenant?: string): T {
-  return scope.run({ tenant }, fn);
+/** Runs `fn` in a fresh scope (one per request or job): reads are charged to no one until `chargeReadsTo`. */
+export function inReadScope<T>(fn: () => T, tenant?: string, requestId?: string): T {
+  return scope.run({ tenant, requestId }, fn);
 }
 
 /** Charges the rest of the current scope's reads to `tenant`. Outside any scope it does nothing. */
 export function chargeReadsTo(tenant: string): void {
   const current = scope.getStore();
   if (current) current.tenant = tenant;
+}
+
+/** The id of the request the current scope serves, if any. */
+export function scopeRequestId(): string | undefined {
+  return scope.getStore()?.requestId;
 }
 
 interface Lane {

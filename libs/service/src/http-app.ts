@@ -23,7 +23,6 @@ import {
   validationPipe,
 } from '#des/platform';
 import type { Duplex } from 'node:stream';
-import { inReadScope } from '#des/read-store';
 import { EventTooLargeError } from '#des/event-store';
 import { K8S_REPORT_ROUTE, refuseUnrecordableReport, scanK8sReport } from '#des/environments';
 import { AppModule, AppOptions } from './app.module';
@@ -152,13 +151,13 @@ function bodyParserErrors(error: unknown, _req: Request, _res: Response, next: N
 /**
  * The request's body (JSON; parsed only when it has one), then its context,
  * entered once (after the body is read: its stream's events would lose it):
- * the reads charged once authenticated, the log lines named by its id.
+ * one async context for both the reads charged once authenticated and the
+ * log lines named by its id.
  * A JSON `null` reads as no body; any other bare value is refused as before
  * (bodies are objects or arrays).
  */
 function requestBody(parse: RequestHandler) {
-  const enter = (req: Request, next: NextFunction) =>
-    inReadScope(() => inRequest((req as Request & { id: string }).id, next));
+  const enter = (req: Request, next: NextFunction) => inRequest((req as Request & { id: string }).id, next);
   return (req: Request, res: Response, next: NextFunction): void => {
     const { 'content-length': length, 'transfer-encoding': chunked } = req.headers;
     if (chunked === undefined && (length === undefined || length === '0')) return enter(req, next);
