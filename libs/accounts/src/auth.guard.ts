@@ -7,7 +7,7 @@ import { allows, Privilege } from '#des/kernel';
 import { ApiError, PUBLIC_ROUTE, REQUIRED_PRIVILEGE } from '#des/platform';
 import { chargeReadsTo } from '#des/read-store';
 import { hashApiKey, keyFromAuthorization } from './api-key-secret';
-import { KeyLookups } from './key-lookups';
+import { type KeyHolder, KeyLookups } from './key-lookups';
 import { KeyUsageRecorder } from './key-usage';
 
 export interface Principal {
@@ -67,14 +67,28 @@ export class AuthGuard implements CanActivate {
     return declaration;
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /**
+   * Synchronous when the key's answer is kept in memory (the usual request,
+   * embedded): Nest awaits a guard only when it returns a promise.
+   */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const { isPublic, required } = this.declarationOf(context);
     if (isPublic) return true;
     if (!required)
       throw new Error(`route ${context.getClass().name}.${context.getHandler().name} declares no privilege`);
 
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const principal = await this.authenticate(req.headers.authorization);
+    const key = keyFromAuthorization(req.headers.authorization);
+    if (!key) throw unauthorized();
+    const hash = hashApiKey(key);
+    const known = this.keys.known(hash);
+    if (known !== undefined) return this.admit(req, required, known);
+    return this.keys.holderOf(hash).then((holder) => this.admit(req, required, holder));
+  }
+
+  /** The caller named by its key's holder, if the key is live, its organization the path's and its privilege enough. */
+  private admit(req: AuthenticatedRequest, required: Privilege, holder: KeyHolder | null): true {
+    const principal = this.principalOf(holder);
     const org = req.params?.org;
     if ((org !== undefined && org !== principal.org) || !allows(principal.privilege, required)) {
       throw new ApiError(403, FORBIDDEN);
@@ -83,10 +97,7 @@ export class AuthGuard implements CanActivate {
     return true;
   }
 
-  private async authenticate(header: string | undefined): Promise<Principal> {
-    const key = keyFromAuthorization(header);
-    if (!key) throw unauthorized();
-    const holder = await this.keys.holderOf(hashApiKey(key));
+  private principalOf(holder: KeyHolder | null): Principal {
     if (!holder) throw unauthorized();
     const doc = holder.key;
     if (doc.revoked || (doc.expires_at > 0 && doc.expires_at <= Date.now() / 1000)) throw unauthorized();

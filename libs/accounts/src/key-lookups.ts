@@ -41,11 +41,17 @@ export class KeyLookups {
 
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
 
-  holderOf(hash: string): Promise<KeyHolder | null> {
+  /** The answer kept for `hash` while both collections are unchanged (null: no such key); undefined when it must be read. */
+  known(hash: string): KeyHolder | null | undefined {
     const marks = this.marks();
     const kept = marks && this.kept.get(hash);
-    if (kept && kept.marks === marks && kept.generation === this.generation)
-      return Promise.resolve(kept.holder);
+    return kept && kept.marks === marks && kept.generation === this.generation ? kept.holder : undefined;
+  }
+
+  holderOf(hash: string): Promise<KeyHolder | null> {
+    const known = this.known(hash);
+    if (known !== undefined) return Promise.resolve(known);
+    const marks = this.marks();
     const shared = this.inFlight.get(hash);
     if (shared && shared.generation === this.generation) return shared.lookup;
     const generation = this.generation;

@@ -19,11 +19,15 @@ export class WriteRateGuard implements CanActivate {
     private readonly metrics: Metrics,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous for reads (most requests): Nest awaits a guard only when it returns a promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
     // AuthGuard let through only a path whose `:org` is the caller's own.
     if (!req.principal || req.params?.org === undefined || !WRITES.has(req.method)) return true;
-    const { org } = req.principal;
+    return this.withinRate(req.principal.org);
+  }
+
+  private async withinRate(org: string): Promise<boolean> {
     const { writesPerSecond, writeBurst } = await this.tenants.limitsFor(org);
     if (writesPerSecond === 0) return true;
     // A burst of 0 holds one second of writes.
