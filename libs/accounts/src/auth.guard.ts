@@ -88,7 +88,7 @@ export class AuthGuard implements CanActivate {
 
   /** The caller named by its key's holder, if the key is live, its organization the path's and its privilege enough. */
   private admit(req: AuthenticatedRequest, required: Privilege, holder: KeyHolder | null): true {
-    const principal = this.principalOf(holder);
+    const principal = this.authenticated(holder);
     const org = req.params?.org;
     if ((org !== undefined && org !== principal.org) || !allows(principal.privilege, required)) {
       throw new ApiError(403, FORBIDDEN);
@@ -97,7 +97,11 @@ export class AuthGuard implements CanActivate {
     return true;
   }
 
-  private principalOf(holder: KeyHolder | null): Principal {
+  /**
+   * The principal of a live key's holder (401 otherwise): from here on the
+   * request's reads are charged to its organization, and the key's use is recorded.
+   */
+  private authenticated(holder: KeyHolder | null): Principal {
     if (!holder) throw unauthorized();
     const doc = holder.key;
     if (doc.revoked || (doc.expires_at > 0 && doc.expires_at <= Date.now() / 1000)) throw unauthorized();

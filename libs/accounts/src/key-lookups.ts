@@ -43,15 +43,13 @@ export class KeyLookups {
 
   /** The answer kept for `hash` while both collections are unchanged (null: no such key); undefined when it must be read. */
   known(hash: string): KeyHolder | null | undefined {
-    const marks = this.marks();
-    const kept = marks && this.kept.get(hash);
-    return kept && kept.marks === marks && kept.generation === this.generation ? kept.holder : undefined;
+    return this.keptAt(hash, this.marks());
   }
 
   holderOf(hash: string): Promise<KeyHolder | null> {
-    const known = this.known(hash);
-    if (known !== undefined) return Promise.resolve(known);
     const marks = this.marks();
+    const known = this.keptAt(hash, marks);
+    if (known !== undefined) return Promise.resolve(known);
     const shared = this.inFlight.get(hash);
     if (shared && shared.generation === this.generation) return shared.lookup;
     const generation = this.generation;
@@ -65,6 +63,12 @@ export class KeyLookups {
       );
     this.inFlight.set(hash, { generation, lookup });
     return lookup;
+  }
+
+  /** The answer kept for `hash` when it was read at these marks and this generation. */
+  private keptAt(hash: string, marks: string | undefined): KeyHolder | null | undefined {
+    const kept = marks && this.kept.get(hash);
+    return kept && kept.marks === marks && kept.generation === this.generation ? kept.holder : undefined;
   }
 
   /** Both collections' change marks as one string, or undefined where the store cannot tell. */
