@@ -75,7 +75,14 @@ function freshGet(
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, path, localAddress, agent: false, headers: { Authorization: `Bearer ${key}` } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        localAddress,
+        agent: false,
+        headers: { Authorization: `Bearer ${key}` },
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -106,9 +113,9 @@ describe('strangers cost nothing: keys, caps and bodies in flight', () => {
   let n: Neighbourhood;
   let port: number;
   const shed = async (cap: string, closed: string) =>
-    ((await n.t.app.get(Metrics).connectionsShed.get()).values.find(
+    (await n.t.app.get(Metrics).connectionsShed.get()).values.find(
       (v) => v.labels.cap === cap && v.labels.closed === closed,
-    )?.value ?? 0);
+    )?.value ?? 0;
 
   const bodyBytesInFlight = async () =>
     (await n.t.app.get(Metrics).bodyBytesInFlight.get()).values[0]?.value ?? 0;
@@ -143,7 +150,9 @@ describe('strangers cost nothing: keys, caps and bodies in flight', () => {
       };
       if (authorization) headers.Authorization = authorization;
       // Headers and 64 KB of a 10 MB body, then nothing: a parser reading the body would wait for the rest.
-      client.socket.write(head('PUT', `/api/v2/flows/${n.orgB}`, headers) + '{"name":"' + 'x'.repeat(64 * 1024));
+      client.socket.write(
+        head('PUT', `/api/v2/flows/${n.orgB}`, headers) + '{"name":"' + 'x'.repeat(64 * 1024),
+      );
       const { text } = await client.closed;
       assert.equal(statusOf(text), 401, `${authorization}: ${text.slice(0, 200)}`);
       assert.match(text, /\r\nConnection: close\r\n/i);
@@ -164,8 +173,10 @@ describe('strangers cost nothing: keys, caps and bodies in flight', () => {
     const rssBefore = process.memoryUsage().rss;
     for (const s of strangers)
       s.socket.write(
-        head('PUT', `/api/v2/flows/${n.orgB}`, { 'Content-Type': 'application/json', 'Content-Length': 10 * MB }) +
-          '{"name":"',
+        head('PUT', `/api/v2/flows/${n.orgB}`, {
+          'Content-Type': 'application/json',
+          'Content-Length': 10 * MB,
+        }) + '{"name":"',
       );
     const victim = await victimReads();
     const answers = await Promise.all(strangers.map((s) => s.closed));
@@ -389,7 +400,11 @@ describe('strangers cost nothing: the server closes slow and silent connections'
   });
 
   it('serves /metrics only to the bearer of DES_METRICS_TOKEN, with the per-organization series', async () => {
-    const callers: Record<string, string>[] = [{}, { Authorization: `Bearer ${n.t.key}` }, { Authorization: "Bearer wrong-token" }];
+    const callers: Record<string, string>[] = [
+      {},
+      { Authorization: `Bearer ${n.t.key}` },
+      { Authorization: 'Bearer wrong-token' },
+    ];
     for (const headers of callers) {
       const res = await fetch(`${n.baseUrl}/metrics`, { headers });
       assert.equal(res.status, 401, JSON.stringify(headers));

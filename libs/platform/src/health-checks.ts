@@ -118,7 +118,8 @@ export class HealthChecks {
 function withoutTenants(all: Registry): Registry {
   const view = new Registry();
   for (const metric of all.getMetricsAsArray() as unknown as Parameters<Registry['registerMetric']>[0][])
-    if (!(metric as { labelNames?: readonly string[] }).labelNames?.includes('org')) view.registerMetric(metric);
+    if (!(metric as { labelNames?: readonly string[] }).labelNames?.includes('org'))
+      view.registerMetric(metric);
   return view;
 }
 

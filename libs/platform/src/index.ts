@@ -10,7 +10,8 @@ export { STORED_YAML, YAML_LIMITS, YamlRefusal, parseBoundedYaml, type YamlLimit
 export { codeFingerprint } from './code-fingerprint';
 export { EventLogQuota } from './event-log-quota';
 export { CommandExecutor, type ExecuteOptions } from './command-executor';
-export { ALL_SETTINGS, loadConfig, runs, type ActionsConfig, type Config, type HttpLimitsConfig, type Role } from './config';
+export { ALL_SETTINGS, loadConfig, runs, type ActionsConfig, type Config, type Role } from './config';
+export type { HttpLimitsConfig } from './config';
 export { ConfigError, redactUrl, settingsTable } from './settings';
 export {
   assertWritableDataDir,

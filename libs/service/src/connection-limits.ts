@@ -54,7 +54,12 @@ export class ConnectionLimits {
     const address = socket.remoteAddress ?? '';
     const fromAddress = this.byAddress.get(address);
     const perAddress = this.limits.maxConnectionsPerAddress;
-    if (perAddress > 0 && fromAddress && fromAddress.size >= perAddress && !this.reclaim(fromAddress, 'address'))
+    if (
+      perAddress > 0 &&
+      fromAddress &&
+      fromAddress.size >= perAddress &&
+      !this.reclaim(fromAddress, 'address')
+    )
       return this.refuse(socket, 'address');
     if (this.open >= this.limits.maxConnections && !this.reclaim(this.idle, 'total'))
       return this.refuse(socket, 'total');

@@ -1,7 +1,12 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import {
   type ApiError,
-  BodyBytesInFlight, bodiesInFlightRefusal, closeUnread, type HttpLimitsConfig, type Metrics } from '#des/platform';
+  BodyBytesInFlight,
+  bodiesInFlightRefusal,
+  closeUnread,
+  type HttpLimitsConfig,
+  type Metrics,
+} from '#des/platform';
 import { orgCheckedAtTheGate } from '#des/accounts';
 
 /** A request announcing a body (a length above 0, or chunks). */
@@ -58,7 +63,8 @@ export function bodyBudget(
     if (refused) {
       metrics.tenantRefusals.inc({ org, limit: refused });
       closeUnread(req, res);
-      const limitBytes = refused === 'orgBodyBytesInFlight' ? limits.orgBodyBytesInFlight : limits.bodyBytesInFlight;
+      const limitBytes =
+        refused === 'orgBodyBytesInFlight' ? limits.orgBodyBytesInFlight : limits.bodyBytesInFlight;
       return next(bodiesInFlightRefusal(refused, limitBytes));
     }
     metrics.bodyBytesInFlight.set(budget.of());

@@ -88,7 +88,13 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   serveWorkspace(app);
   // Strangers cost nothing: no body is read before the key is known live, nor past the bytes in flight (ADR 0037).
   app.use(keyGate(app.get(KeyLookups), needsNoKey(`/${API_PREFIX}`, isProbePath)));
-  app.use(bodyBudget(options.config.http, { limitBytes: BODY_LIMIT_BYTES, tooLarge: bodyTooLarge }, app.get(Metrics)));
+  app.use(
+    bodyBudget(
+      options.config.http,
+      { limitBytes: BODY_LIMIT_BYTES, tooLarge: bodyTooLarge },
+      app.get(Metrics),
+    ),
+  );
   // A K8S report too large to record is refused from its text, read as it arrives (the general parser then passes it by).
   const recordable = refuseUnrecordableReport(options.config.maxAppendSize);
   app.use(
