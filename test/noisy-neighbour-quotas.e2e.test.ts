@@ -9,6 +9,8 @@ import { assertUnharmed, Neighbourhood, startNeighbourhood, watchNeighbour } fro
 import { AttackClient } from './support/attack-client';
 import { APPS, eventually } from './support/processes';
 
+const METRICS_TOKEN = 'scraper-token-of-the-quotas-test';
+
 const MiB = 1024 * 1024;
 const QUOTA = 8 * MiB;
 /** An attestation of about 1 MB: under the event store's 1 MiB append limit. */
@@ -32,7 +34,10 @@ for (const mode of ['embedded', 'server'] as const) {
     const usageOfA = () => n.t.app.get(TenantSources).usageOf(n.t.org);
 
     before(async () => {
-      n = await startNeighbourhood(mode, { DES_ORG_EVENT_LOG_BYTES: String(QUOTA) });
+      n = await startNeighbourhood(mode, {
+        DES_ORG_EVENT_LOG_BYTES: String(QUOTA),
+        DES_METRICS_TOKEN: METRICS_TOKEN,
+      });
       for (const [as, org] of [
         [n.asA, n.t.org],
         [n.asB, n.orgB],
@@ -192,7 +197,10 @@ for (const mode of ['embedded', 'server'] as const) {
     });
 
     it('shows each organization’s usage and A’s refusals in /metrics; --reset all restores the defaults', async () => {
-      const metrics = await (await fetch(`${n.baseUrl}/metrics`)).text();
+      // The per-organization series go only to the scraper's token (ADR 0037).
+      const metrics = await (
+        await fetch(`${n.baseUrl}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })
+      ).text();
       const value = (name: string, ...labels: string[]) => {
         const line = metrics
           .split('\n')

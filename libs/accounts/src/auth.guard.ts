@@ -7,8 +7,10 @@ import { allows, Privilege } from '#des/kernel';
 import { ApiError, PUBLIC_ROUTE, REQUIRED_PRIVILEGE } from '#des/platform';
 import { chargeReadsTo } from '#des/read-store';
 import { hashApiKey, keyFromAuthorization } from './api-key-secret';
-import { type KeyHolder, KeyLookups } from './key-lookups';
+import { holderCheckedAtTheGate } from './key-gate';
+import { isLive, type KeyHolder, KeyLookups } from './key-lookups';
 import { KeyUsageRecorder } from './key-usage';
+import { unauthorized } from './unauthorized';
 
 export interface Principal {
   org: string;
@@ -28,9 +30,8 @@ export function requestMetadata(req: AuthenticatedRequest): EventMetadata {
   };
 }
 
-export const UNAUTHORIZED = 'Invalid or missing API key';
+export { UNAUTHORIZED } from './unauthorized';
 export const FORBIDDEN = "You don't have permission to access this resource";
-const CHALLENGE = 'Bearer realm="delivery-evidence-service", Basic realm="delivery-evidence-service"';
 
 /**
  * Every route: who is calling (API key, Bearer or Basic), for which
@@ -78,6 +79,8 @@ export class AuthGuard implements CanActivate {
       throw new Error(`route ${context.getClass().name}.${context.getHandler().name} declares no privilege`);
 
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const atTheGate = holderCheckedAtTheGate(req);
+    if (atTheGate) return this.admit(req, required, atTheGate);
     const key = keyFromAuthorization(req.headers.authorization);
     if (!key) throw unauthorized();
     const hash = hashApiKey(key);
@@ -102,9 +105,8 @@ export class AuthGuard implements CanActivate {
    * request's reads are charged to its organization, and the key's use is recorded.
    */
   private authenticated(holder: KeyHolder | null): Principal {
-    if (!holder) throw unauthorized();
+    if (!isLive(holder)) throw unauthorized();
     const doc = holder.key;
-    if (doc.revoked || (doc.expires_at > 0 && doc.expires_at <= Date.now() / 1000)) throw unauthorized();
     chargeReadsTo(doc.org);
     this.usage.record(doc.org, doc.service_account, doc._id, doc.last_used_at);
     return {
@@ -114,8 +116,4 @@ export class AuthGuard implements CanActivate {
       keyId: doc._id,
     };
   }
-}
-
-function unauthorized(): ApiError {
-  return new ApiError(401, UNAUTHORIZED, null, { 'WWW-Authenticate': CHALLENGE });
 }

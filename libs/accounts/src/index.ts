@@ -14,3 +14,5 @@ export {
   type LimitOverrides,
 } from './organization.decider';
 export { effectiveLimits } from './tenant-accounting';
+export { keyGate, orgCheckedAtTheGate } from './key-gate';
+export { KeyLookups } from './key-lookups';

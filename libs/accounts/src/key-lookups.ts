@@ -20,6 +20,13 @@ export interface KeyHolder {
   privilege: Privilege;
 }
 
+/** A key that opens: known, not revoked, not expired. */
+export function isLive(holder: KeyHolder | null, nowSeconds = Date.now() / 1000): holder is KeyHolder {
+  if (!holder) return false;
+  const { revoked, expires_at } = holder.key;
+  return !revoked && !(expires_at > 0 && expires_at <= nowSeconds);
+}
+
 /**
  * Looks API keys up for authentication. Requests that present the same key at
  * the same time share one lookup, so a burst of one client's requests costs

@@ -93,12 +93,15 @@ async function serveOps(
             : answer(500, errorBody('Internal server error')),
       );
     if (path === '/metrics')
-      return void checks.prometheus().then(
+      return void checks.prometheus(req.headers.authorization).then(
         ({ contentType, text }) => {
           res.writeHead(200, { 'Content-Type': contentType });
           res.end(text);
         },
-        () => answer(500, errorBody('Internal server error')),
+        (error: unknown) =>
+          error instanceof ApiError
+            ? answer(error.getStatus(), errorBody(error.message), error.headers)
+            : answer(500, errorBody('Internal server error')),
       );
     answer(404, errorBody('Not found'));
   });

@@ -42,6 +42,10 @@ export interface Config {
   opsPort?: number;
   /** On SIGTERM/SIGINT: how long requests in flight and a job under way may take to finish. */
   shutdownTimeoutMs: number;
+  /** What a connection may cost before its caller is known (issue 49, ADR 0037). */
+  http: HttpLimitsConfig;
+  /** When set, `/metrics` answers only a caller presenting it as a Bearer token (then with per-organization series). */
+  metricsToken?: string;
   /** A file holding the service key (a mounted secret). */
   serviceKeyFile?: string;
   /** The organization made at the first start on an empty log. */
@@ -92,6 +96,28 @@ export interface Config {
   pdfTagged: boolean;
   /** Fault injection for the crash tests (`DES_FAULT_KILL_AFTER_WRITES`): SIGKILL this process after N read-model writes. */
   faultKillAfterWrites?: number;
+}
+
+/** The HTTP server's timeouts and caps (ADR 0037). */
+export interface HttpLimitsConfig {
+  /** A request's line and headers must have arrived within this after its connection opened or its previous request ended. */
+  headersTimeoutMs: number;
+  /** A whole request (headers and body) must have arrived within this. */
+  requestTimeoutMs: number;
+  /** A connection with no byte in either direction for this long is closed (0: never). */
+  idleTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Requests one keep-alive connection may carry (0: no limit). */
+  maxRequestsPerSocket: number;
+  /** Connections open at once in this process. */
+  maxConnections: number;
+  /** Connections open at once from one remote address (0: no cap of its own). */
+  maxConnectionsPerAddress: number;
+  /** Bytes of JSON bodies one organization may have being read at once in this process. */
+  orgBodyBytesInFlight: number;
+  /** Bytes of JSON bodies all organizations may have being read at once in this process. */
+  bodyBytesInFlight: number;
 }
 
 /** Delivery of action notifications. */
@@ -246,6 +272,63 @@ export const SETTINGS = {
     'on SIGTERM or SIGINT: how long requests in flight (and a job under way) may take to finish',
     { min: 0 },
   ),
+  httpHeadersTimeoutMs: integer(
+    'DES_HTTP_HEADERS_TIMEOUT_MS',
+    10_000,
+    "a request's line and headers must arrive within this, counted from its connection's opening (a connection that sends nothing is closed then) or its previous request's end; past it: 408 and the connection closes",
+    { min: 100 },
+  ),
+  httpRequestTimeoutMs: integer(
+    'DES_HTTP_REQUEST_TIMEOUT_MS',
+    60_000,
+    'a whole request, headers and body, must arrive within this (a slowly sent body too); past it: 408 and the connection closes; keep it above `DES_UPLOAD_REQUEST_BYTES` × `DES_ORG_CONCURRENT_UPLOADS` ÷ `DES_ORG_UPLOAD_BYTES_PER_SECOND`',
+    { min: 100 },
+  ),
+  httpIdleTimeoutMs: integer(
+    'DES_HTTP_IDLE_TIMEOUT_MS',
+    120_000,
+    'a connection with no byte sent or received for this long is closed, also while its answer is being written (`0`: never)',
+  ),
+  httpKeepAliveTimeoutMs: integer(
+    'DES_HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    5000,
+    'an idle keep-alive connection is closed after this (behind a load balancer: above its idle timeout)',
+    { min: 1 },
+  ),
+  httpMaxRequestsPerSocket: integer(
+    'DES_HTTP_MAX_REQUESTS_PER_SOCKET',
+    1000,
+    'requests one keep-alive connection may carry; the last is answered with `Connection: close` (`0`: no limit)',
+  ),
+  httpMaxConnections: integer(
+    'DES_HTTP_MAX_CONNECTIONS',
+    1000,
+    'connections open at once; past it the oldest idle connection is closed for the new one, or the new one if none is idle',
+    { min: 1 },
+  ),
+  httpMaxConnectionsPerAddress: integer(
+    'DES_HTTP_MAX_CONNECTIONS_PER_ADDRESS',
+    100,
+    "connections open at once from one client address, reclaimed the same way (`0`: only the total); behind a proxy every client shares the proxy's address: raise it to `DES_HTTP_MAX_CONNECTIONS` or set `0`",
+  ),
+  httpOrgBodyBytesInFlight: integer(
+    'DES_HTTP_ORG_BODY_BYTES_IN_FLIGHT',
+    32 * 1024 * 1024,
+    "bytes of JSON bodies one organization's requests may be sending at once (declared lengths; 10 MiB for a body of unknown length); past it: 429 before the body is read",
+    { min: 10 * 1024 * 1024, shownDefault: '33554432 (32 MiB)' },
+  ),
+  httpBodyBytesInFlight: integer(
+    'DES_HTTP_BODY_BYTES_IN_FLIGHT',
+    128 * 1024 * 1024,
+    "bytes of JSON bodies all organizations' requests may be sending at once; past it: 429 before the body is read",
+    { min: 10 * 1024 * 1024, shownDefault: '134217728 (128 MiB)' },
+  ),
+  metricsToken: text(
+    'DES_METRICS_TOKEN',
+    undefined,
+    '`/metrics` then answers only a caller presenting it (`Authorization: Bearer <token>`), with every series; unset: anyone, without the per-organization series',
+    'a secret text',
+  ),
   allowPrivateTargets: boolean(
     'DES_ACTIONS_ALLOW_PRIVATE_TARGETS',
     false,
@@ -365,6 +448,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     policyThreads: s.policyThreads,
     logLevel: s.logLevel,
     shutdownTimeoutMs: s.shutdownTimeoutMs,
+    http: {
+      headersTimeoutMs: Math.min(s.httpHeadersTimeoutMs, s.httpRequestTimeoutMs),
+      requestTimeoutMs: s.httpRequestTimeoutMs,
+      idleTimeoutMs: s.httpIdleTimeoutMs,
+      keepAliveTimeoutMs: s.httpKeepAliveTimeoutMs,
+      maxRequestsPerSocket: s.httpMaxRequestsPerSocket,
+      maxConnections: s.httpMaxConnections,
+      maxConnectionsPerAddress: s.httpMaxConnectionsPerAddress,
+      orgBodyBytesInFlight: Math.min(s.httpOrgBodyBytesInFlight, s.httpBodyBytesInFlight),
+      bodyBytesInFlight: s.httpBodyBytesInFlight,
+    },
+    metricsToken: s.metricsToken,
     serviceKeyFile: s.serviceKeyFile ? resolve(s.serviceKeyFile) : undefined,
     firstOrganization: s.firstOrganization!,
     actions: {

@@ -11,6 +11,10 @@ import { ShutdownState } from './shutdown-state';
 import { StorageHealth } from './storage-health';
 import { EVENT_STORE, JOBS, READ_STORE } from './tokens';
 import { withTimeout } from './with-timeout';
+import { CONFIG } from './tokens';
+import type { Config } from './config';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Registry } from 'prom-client';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -33,6 +37,7 @@ export class HealthChecks {
     private readonly runtime: PlatformRuntime,
     private readonly shutdown: ShutdownState,
     private readonly storage: StorageHealth,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   /** The readiness body, or an ApiError 503 naming what is not ready. */
@@ -54,11 +59,19 @@ export class HealthChecks {
     }
   }
 
-  /** The Prometheus text of this process's metrics. */
-  async prometheus(): Promise<{ contentType: string; text: string }> {
+  /**
+   * The Prometheus text of this process's metrics for a caller presenting
+   * `authorization`: with `DES_METRICS_TOKEN` set, only its bearer gets them
+   * (all of them; 401 otherwise); unset, anyone gets them but those labelled
+   * by organization, which name every tenant (ADR 0037).
+   */
+  async prometheus(authorization: string | undefined): Promise<{ contentType: string; text: string }> {
+    const token = this.config.metricsToken;
+    if (token !== undefined && !bearerOf(authorization, token)) throw metricsUnauthorized();
     const position = this.runtime.appliedPosition;
     if (position !== undefined) this.metrics.projectorPosition.set(position);
-    return { contentType: this.metrics.registry.contentType, text: await this.metrics.registry.metrics() };
+    const registry = token !== undefined ? this.metrics.registry : withoutTenants(this.metrics.registry);
+    return { contentType: registry.contentType, text: await registry.metrics() };
   }
 
   private async probe(key: string, check: () => Promise<void>) {
@@ -99,4 +112,26 @@ export class HealthChecks {
       ),
     ) as HealthIndicatorResult;
   }
+}
+
+/** A registry of the same metrics but those with an `org` label. */
+function withoutTenants(all: Registry): Registry {
+  const view = new Registry();
+  for (const metric of all.getMetricsAsArray() as unknown as Parameters<Registry['registerMetric']>[0][])
+    if (!(metric as { labelNames?: readonly string[] }).labelNames?.includes('org'))
+      view.registerMetric(metric);
+  return view;
+}
+
+function bearerOf(authorization: string | undefined, token: string): boolean {
+  const [scheme, given, ...rest] = (authorization ?? '').trim().split(/\s+/);
+  if (!/^bearer$/i.test(scheme ?? '') || !given || rest.length > 0) return false;
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(token));
+}
+
+function metricsUnauthorized(): ApiError {
+  return new ApiError(401, 'Invalid or missing metrics token', null, {
+    'WWW-Authenticate': 'Bearer realm="metrics"',
+  });
 }

@@ -1,6 +1,6 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiExcludeController, ApiOperation } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { HealthChecks } from './health-checks';
 import { Public } from './privileges';
 
@@ -42,8 +42,8 @@ export class HealthController {
 
   @Get('metrics')
   @ApiOperation({ operationId: 'getMetrics', summary: 'Read the Prometheus metrics' })
-  async prometheus(@Res() res: Response) {
-    const { contentType, text } = await this.checks.prometheus();
+  async prometheus(@Req() req: Request, @Res() res: Response) {
+    const { contentType, text } = await this.checks.prometheus(req.headers.authorization);
     res.setHeader('Content-Type', contentType);
     res.send(text);
   }

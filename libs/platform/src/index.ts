@@ -11,6 +11,7 @@ export { codeFingerprint } from './code-fingerprint';
 export { EventLogQuota } from './event-log-quota';
 export { CommandExecutor, type ExecuteOptions } from './command-executor';
 export { ALL_SETTINGS, loadConfig, runs, type ActionsConfig, type Config, type Role } from './config';
+export type { HttpLimitsConfig } from './config';
 export { ConfigError, redactUrl, settingsTable } from './settings';
 export {
   assertWritableDataDir,
@@ -83,3 +84,4 @@ export {
   workspaceUrl,
 } from './workspace-link';
 export { currentRequestId, inRequest } from './request-context';
+export { BodyBytesInFlight, bodiesInFlightRefusal, type BodyBytesLimit } from './body-bytes-in-flight';

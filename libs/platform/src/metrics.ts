@@ -12,6 +12,17 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
+  readonly connectionsShed = new Counter({
+    name: 'des_http_connections_shed_total',
+    help: 'Connections closed at a connection cap (DES_HTTP_MAX_CONNECTIONS, _PER_ADDRESS), by cap and which: an idle one reclaimed, or the new one refused',
+    labelNames: ['cap', 'closed'],
+    registers: [this.registry],
+  });
+  readonly bodyBytesInFlight = new Gauge({
+    name: 'des_http_body_bytes_in_flight',
+    help: 'Bytes of JSON request bodies held while being read (DES_HTTP_BODY_BYTES_IN_FLIGHT caps them)',
+    registers: [this.registry],
+  });
   readonly eventsAppended = new Counter({
     name: 'des_events_appended_total',
     help: 'Events appended to the log by type',

@@ -8,6 +8,7 @@ import {
   ApiError,
   CONFIG,
   type Config,
+  type HttpLimitsConfig,
   ErrorBodyFilter,
   errorBody,
   inRequest,
@@ -42,9 +43,13 @@ import { HttpDrain } from './http-drain';
 import { JsonReplyAdapter } from './json-reply-adapter';
 import { frontDoor } from './front-door';
 import { applyToWriteRoutes, idempotencyFor } from './write-routes';
+import { keyGate, KeyLookups } from '#des/accounts';
+import { applyHttpTimeouts, ConnectionLimits } from './connection-limits';
+import { bodyBudget, needsNoKey } from './early-refusals';
 
 export const API_PREFIX = 'api/v2';
 export const BODY_LIMIT = '10mb';
+const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 const PROBES = ['health/live', 'health/ready', 'metrics'];
 
 /** The HTTP application with the API's conventions; `main` and the e2e tests both build it here. */
@@ -81,6 +86,15 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
   );
   // The evidence workspace at /ui/, from the same process and port (ADR 0023).
   serveWorkspace(app);
+  // Strangers cost nothing: no body is read before the key is known live, nor past the bytes in flight (ADR 0037).
+  app.use(keyGate(app.get(KeyLookups), needsNoKey(`/${API_PREFIX}`, isProbePath)));
+  app.use(
+    bodyBudget(
+      options.config.http,
+      { limitBytes: BODY_LIMIT_BYTES, tooLarge: bodyTooLarge },
+      app.get(Metrics),
+    ),
+  );
   // A K8S report too large to record is refused from its text, read as it arrives (the general parser then passes it by).
   const recordable = refuseUnrecordableReport(options.config.maxAppendSize);
   app.use(
@@ -100,7 +114,10 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
     yamlDocumentUrl: `${API_PREFIX}/openapi.yaml`,
   });
-  app.getHttpServer().on('clientError', answerClientError);
+  const server = app.getHttpServer() as Server;
+  server.on('clientError', answerClientError(options.config.http));
+  applyHttpTimeouts(server, options.config.http);
+  new ConnectionLimits(options.config.http, app.get(Metrics)).watch(server);
   return app;
 }
 
@@ -142,10 +159,12 @@ function bodyParserErrors(error: unknown, _req: Request, _res: Response, next: N
     );
   if (type === 'entity.parse.failed')
     return next(new ApiError(400, VALIDATION_FAILED, { body: 'Malformed JSON' }));
-  if (type === 'entity.too.large') {
-    return next(new ApiError(413, `Request body exceeds the ${BODY_LIMIT.toUpperCase()} limit`));
-  }
+  if (type === 'entity.too.large') return next(bodyTooLarge());
   next(error);
+}
+
+function bodyTooLarge(): ApiError {
+  return new ApiError(413, `Request body exceeds the ${BODY_LIMIT.toUpperCase()} limit`);
 }
 
 /**
@@ -181,24 +200,33 @@ function refuseDeepJson(_req: Request, _res: Response, text: Buffer): void {
 }
 
 /**
- * What Node's HTTP parser refuses before any handler runs (a request line or
- * headers over its limit: 431; anything malformed: 400) answered with the
- * API's error body instead of an empty one.
+ * What Node's HTTP server refuses before any handler runs, answered with the
+ * API's error body instead of an empty one: a request line or headers over
+ * its limit (431), a request not received within the headers or request
+ * timeout (408), anything malformed (400). The connection closes.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const [status, reason, message] = tooLarge
-    ? [431, 'Request Header Fields Too Large', 'Request line or headers too large']
-    : [400, 'Bad Request', 'Malformed HTTP request'];
-  const body = JSON.stringify(errorBody(message));
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+function answerClientError(limits: HttpLimitsConfig) {
+  const late = errorBody('Request not received in time', {
+    timeout: `headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.requestTimeoutMs} ms`,
+  });
+  return (error: NodeJS.ErrnoException, socket: Duplex): void => {
+    const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (!socket.writable || answering?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [status, reason, body] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', errorBody('Request line or headers too large')]
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout', late]
+          : [400, 'Bad Request', errorBody('Malformed HTTP request')];
+    const text = JSON.stringify(body);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  };
 }
 
 /** A probe's path: at the root, under the API prefix, or `/ready`. */

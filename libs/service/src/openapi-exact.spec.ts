@@ -34,12 +34,22 @@ describe('the exact OpenAPI document', () => {
     const exact = withErrorResponses(document());
     const get = exact.paths['/api/v2/actions/{org}/{number}'].get!;
     const put = exact.paths['/api/v2/actions/{org}/environments'].put!;
-    assert.deepEqual(Object.keys(get.responses).sort(), ['400', '401', '403', '404', '431', '500', '503']);
+    assert.deepEqual(Object.keys(get.responses).sort(), [
+      '400',
+      '401',
+      '403',
+      '404',
+      '408',
+      '431',
+      '500',
+      '503',
+    ]);
     assert.deepEqual(Object.keys(put.responses).sort(), [
       '400',
       '401',
       '403',
       '404',
+      '408',
       '409',
       '413',
       '415',

@@ -49,6 +49,9 @@ const RESPONSES = {
   }),
   403: errorResponse("The key's organization is not the path's, or its privilege is too low"),
   404: errorResponse('Not found'),
+  408: errorResponse(
+    "The request's headers or body did not arrive within the server's timeouts (docs/limits.md)",
+  ),
   409: errorResponse('Changed concurrently, or in conflict with what exists'),
   413: errorResponse('Request body over its limit'),
   415: errorResponse('A body of a content type the operation does not take'),
@@ -71,7 +74,8 @@ const RESPONSES = {
  * operation: the error body, and each error status the API's conventions
  * can answer with (validation 400; 401 and 403 from the key check; 404 for
  * a resource named that does not exist; 409, 422, 429 and 507 for a write;
- * 413 and 415 where there is a body; 431 for an oversized request line; 500
+ * 413 and 415 where there is a body; 408 for a request too slow to arrive
+ * and 431 for an oversized request line; 500
  * and 503 for an internal failure or an unreachable engine).
  */
 export function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
@@ -89,7 +93,8 @@ export function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
     add(403);
     // A resource named by the path, the body (an evaluation's trails) or the query (env-diff's environments) may not exist.
     add(404);
-    // Node's parser refuses a request line or headers over its limit before any route (http-app's clientError).
+    // Node's parser refuses a request line or headers over its limit, or not arrived in time, before any route (http-app's clientError).
+    add(408);
     add(431);
     if (method !== 'get') {
       add(409);
