@@ -73,6 +73,8 @@ export interface Config {
   opaPath?: string;
   /** Warm threads evaluating policies in each worker process (default: up to 4, one per core). */
   policyThreads?: number;
+  /** Budgets of one evaluation: the input it may assemble, its thread's heap, how often it may start (ADR 0039). */
+  evaluationBudgets: EvaluationBudgets;
   /** How long a call to an unreachable server may take before it is answered 503. */
   connectTimeoutMs: number;
   /** Most bytes one append may carry; both event stores refuse more (413). Match KurrentDB's MaxAppendSize. */
@@ -92,6 +94,16 @@ export interface Config {
   pdfTagged: boolean;
   /** Fault injection for the crash tests (`DES_FAULT_KILL_AFTER_WRITES`): SIGKILL this process after N read-model writes. */
   faultKillAfterWrites?: number;
+}
+
+/** What one evaluation may cost, whatever its context holds (ADR 0039). */
+export interface EvaluationBudgets {
+  /** Bytes of the context's trails (their events as stored, and the input as assembled); over it: 413 or `failed`. */
+  inputBytes: number;
+  /** Heap of a policy-evaluating thread (`resourceLimits`); over it the evaluation fails and the thread is replaced. */
+  threadHeapMb: number;
+  /** Runs an evaluation may start without finishing (the process died under it); then it is recorded `failed`. */
+  maxStarts: number;
 }
 
 /** Delivery of action notifications. */
@@ -228,6 +240,24 @@ export const SETTINGS = {
     'warm threads evaluating policies in each process that runs jobs',
     'cores, at most 4',
   ),
+  evaluationInputBytes: integer(
+    'DES_EVALUATION_INPUT_BYTES',
+    64 * 1024 * 1024,
+    "bytes of an evaluation's trails (as stored, and as assembled) it may read; over it: 413, or the evaluation fails",
+    { min: 1024 },
+  ),
+  policyThreadHeapMb: integer(
+    'DES_POLICY_THREAD_HEAP_MB',
+    256,
+    "heap of each policy-evaluating thread; an evaluation over it fails alone and the thread is replaced",
+    { min: 16 },
+  ),
+  evaluationMaxStarts: integer(
+    'DES_EVALUATION_MAX_STARTS',
+    3,
+    'times an evaluation may start without finishing (its process died) before it is recorded failed',
+    { min: 1 },
+  ),
   opaPath: text(
     'OPA_PATH',
     undefined,
@@ -363,6 +393,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     policyBudgetMs: s.policyBudgetMs,
     opaPath: s.opaPath,
     policyThreads: s.policyThreads,
+    evaluationBudgets: {
+      inputBytes: s.evaluationInputBytes,
+      threadHeapMb: s.policyThreadHeapMb,
+      maxStarts: s.evaluationMaxStarts,
+    },
     logLevel: s.logLevel,
     shutdownTimeoutMs: s.shutdownTimeoutMs,
     serviceKeyFile: s.serviceKeyFile ? resolve(s.serviceKeyFile) : undefined,

@@ -21,7 +21,11 @@ export interface PolicyEvaluatorOptions {
   memoryMb?: number;
   /** Nice value of the evaluating threads (default 0: as the process). */
   nice?: number;
+  /** Heap of each thread (`resourceLimits`, default 256 MiB): over it the evaluation fails and the thread is replaced. */
+  heapMb?: number;
 }
+
+const DEFAULT_HEAP_MB = 256;
 
 interface Slot {
   worker: Worker;
@@ -56,14 +60,25 @@ export class PolicyEvaluator {
   }
 
   /** The same, for a caller that already holds the input as JSON text. */
-  async evaluateJson(compiled: CompiledPolicy, inputJson: string, data: unknown): Promise<PolicyResult> {
+  evaluateJson(compiled: CompiledPolicy, inputJson: string, data: unknown): Promise<PolicyResult> {
+    return this.evaluateBytes(compiled, new TextEncoder().encode(inputJson), data);
+  }
+
+  /**
+   * The same, for the input's JSON as UTF-8 bytes: their buffer is moved to
+   * the evaluating thread, not copied (the caller's view of it is emptied),
+   * so a large input is held once.
+   */
+  async evaluateBytes(compiled: CompiledPolicy, inputJson: Uint8Array, data: unknown): Promise<PolicyResult> {
     if (this.closed) throw new PolicyError('service_error', 'the policy evaluator is closed');
+    const whole = inputJson.byteOffset === 0 && inputJson.byteLength === inputJson.buffer.byteLength;
+    const input = (whole ? inputJson : inputJson.slice()).buffer as ArrayBuffer;
     const message: EvaluationMessage = {
       seq: ++this.seq,
       hash: compiled.hash,
       wasm: compiled.wasm,
       entrypoint: ENTRYPOINT,
-      input: inputJson,
+      input,
       data,
     };
     const slot = await this.acquire(compiled.hash);
@@ -133,14 +148,14 @@ export class PolicyEvaluator {
         memoryPages: ((this.options.memoryMb ?? 256) * 1024 * 1024) / 65536,
         nice: this.options.nice ?? 0,
       },
-      resourceLimits: { maxOldGenerationSizeMb: 256 },
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
     });
     const slot: Slot = { worker, warm: new Set() };
     worker.on('message', (reply: EvaluationReply) => {
       if (slot.current?.seq === reply.seq) slot.current.settle(reply);
     });
     // The thread died (out of memory, say): whatever it ran fails, the slot is replaced.
-    worker.on('error', (error) => slot.current?.settle(error));
+    worker.on('error', (error) => slot.current?.settle(this.died(error)));
     worker.on('exit', (code) => {
       if (slot.current) return slot.current.settle(new Error(`the policy's thread exited (${code})`));
       // An idle thread that died is forgotten, so no evaluation is handed to it.
@@ -176,8 +191,19 @@ export class PolicyEvaluator {
       };
       slot.current = { seq: message.seq, settle };
       this.warmed(slot, message.hash);
-      slot.worker.postMessage(message);
+      slot.worker.postMessage(message, [message.input]);
     });
+  }
+
+  private get heapMb(): number {
+    return this.options.heapMb ?? DEFAULT_HEAP_MB;
+  }
+
+  /** A thread's death as its evaluation's failure: the limit it ran over, when it was one. */
+  private died(error: Error): Error {
+    if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY')
+      return new PolicyError('policy_error', `the policy ran over its memory budget of ${this.heapMb} MiB`);
+    return error;
   }
 
   private explain(error: string): string {

@@ -13,8 +13,8 @@ export interface EvaluationMessage {
   hash: string;
   wasm: Uint8Array;
   entrypoint: string;
-  /** JSON text, stringified by the caller. */
-  input: string;
+  /** JSON text as UTF-8, moved to the thread (not copied). */
+  input: ArrayBuffer;
   data: unknown;
 }
 
@@ -54,8 +54,7 @@ parentPort!.on('message', (message: EvaluationMessage) => {
   policyFor(message)
     .then((policy) => {
       policy.setData(message.data as object);
-      const input = new TextEncoder().encode(message.input).buffer;
-      const out = policy.evaluate(input, message.entrypoint) as { result?: unknown }[];
+      const out = policy.evaluate(message.input, message.entrypoint) as { result?: unknown }[];
       parentPort!.postMessage({ seq: message.seq, result: out[0]?.result } satisfies EvaluationReply);
     })
     .catch((error: unknown) => {
