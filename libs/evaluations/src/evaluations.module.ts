@@ -36,7 +36,7 @@ import { TrailTimeMachineModule } from '#des/trails';
           budgetMs: config.policyBudgetMs,
           threads: config.policyThreads,
           nice: config.tenantPrograms.programNice,
-          heapMb: config.evaluationBudgets.threadHeapMb,
+          heapMb: config.evaluationBudgets.policyHeapMb,
         }),
       inject: [CONFIG],
     },

@@ -100,8 +100,8 @@ export interface Config {
 export interface EvaluationBudgets {
   /** Bytes of the context's trails (their events as stored, and the input as assembled); over it: 413 or `failed`. */
   inputBytes: number;
-  /** Heap of a policy-evaluating thread (`resourceLimits`); over it the evaluation fails and the thread is replaced. */
-  threadHeapMb: number;
+  /** Heap of a process evaluating policies; over it the evaluation fails and the process is replaced. */
+  policyHeapMb: number;
   /** Runs an evaluation may start without finishing (the process died under it); then it is recorded `failed`. */
   maxStarts: number;
 }
@@ -246,11 +246,11 @@ export const SETTINGS = {
     "bytes of an evaluation's trails (as stored, and as assembled) it may read; over it: 413, or the evaluation fails",
     { min: 1024 },
   ),
-  policyThreadHeapMb: integer(
-    'DES_POLICY_THREAD_HEAP_MB',
+  policyHeapMb: integer(
+    'DES_POLICY_HEAP_MB',
     256,
-    "heap of each policy-evaluating thread; an evaluation over it fails alone and the thread is replaced",
-    { min: 16 },
+    'heap of each process evaluating policies; an evaluation over it fails alone and the process is replaced',
+    { min: 32 },
   ),
   evaluationMaxStarts: integer(
     'DES_EVALUATION_MAX_STARTS',
@@ -395,7 +395,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     policyThreads: s.policyThreads,
     evaluationBudgets: {
       inputBytes: s.evaluationInputBytes,
-      threadHeapMb: s.policyThreadHeapMb,
+      policyHeapMb: s.policyHeapMb,
       maxStarts: s.evaluationMaxStarts,
     },
     logLevel: s.logLevel,

@@ -1,20 +1,20 @@
 import { loadPolicy } from '@open-policy-agent/opa-wasm';
 import { setPriority } from 'node:os';
-import { parentPort, workerData } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 
 /**
- * A long-lived worker thread of the PolicyEvaluator pool: evaluates compiled
+ * A long-lived child process of the PolicyEvaluator pool: evaluates compiled
  * policies one at a time and keeps the most recently used ones instantiated,
- * so a warm policy costs only its evaluation. The pool terminates the thread
- * when an evaluation runs over its budget.
+ * so a warm policy costs only its evaluation. The pool kills the process
+ * when an evaluation runs over its budget; its heap is its own (ADR 0039).
  */
 export interface EvaluationMessage {
   seq: number;
   hash: string;
   wasm: Uint8Array;
   entrypoint: string;
-  /** JSON text as UTF-8, moved to the thread (not copied). */
-  input: ArrayBuffer;
+  /** JSON text as UTF-8. */
+  input: Uint8Array;
   data: unknown;
 }
 
@@ -22,7 +22,7 @@ export type EvaluationReply = { seq: number; result: unknown } | { seq: number; 
 
 type LoadedPolicy = Awaited<ReturnType<typeof loadPolicy>>;
 
-const { policiesKept, memoryPages, nice } = workerData as {
+const { policiesKept, memoryPages, nice } = JSON.parse(process.env.DES_POLICY_WORKER ?? '{}') as {
   policiesKept: number;
   memoryPages: number;
   nice: number;
@@ -35,6 +35,14 @@ if (nice > 0) {
     // Refused on this platform: the budgets still bound the program.
   }
 }
+// The service gone (killed, even), this process goes too: a watchdog thread, since a policy
+// running in WebAssembly holds this process's event loop until it ends.
+const parent = process.ppid;
+new Worker(
+  `setInterval(() => { if (process.ppid !== ${parent}) process.kill(process.pid, 'SIGKILL'); }, 250);`,
+  { eval: true },
+);
+process.on('disconnect', () => process.exit(0));
 const loaded = new Map<string, LoadedPolicy>();
 
 async function policyFor(message: EvaluationMessage): Promise<LoadedPolicy> {
@@ -50,17 +58,23 @@ async function policyFor(message: EvaluationMessage): Promise<LoadedPolicy> {
   return policy;
 }
 
-parentPort!.on('message', (message: EvaluationMessage) => {
+const reply = (message: EvaluationReply) => process.send!(message);
+process.send!({ ready: true });
+
+process.on('message', (message: EvaluationMessage) => {
   policyFor(message)
     .then((policy) => {
       policy.setData(message.data as object);
-      const out = policy.evaluate(message.input, message.entrypoint) as { result?: unknown }[];
-      parentPort!.postMessage({ seq: message.seq, result: out[0]?.result } satisfies EvaluationReply);
+      const { input } = message;
+      const whole = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength;
+      const bytes = whole ? input.buffer : input.slice().buffer;
+      const out = policy.evaluate(bytes, message.entrypoint) as { result?: unknown }[];
+      reply({ seq: message.seq, result: out[0]?.result });
     })
     .catch((error: unknown) => {
       // A policy that failed half-way may have left its instance in any state: drop it.
       loaded.delete(message.hash);
-      parentPort!.postMessage({ seq: message.seq, error: describe(error) } satisfies EvaluationReply);
+      reply({ seq: message.seq, error: describe(error) });
     });
 });
 
