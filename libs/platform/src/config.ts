@@ -71,7 +71,7 @@ export interface Config {
   policyBudgetMs: number;
   /** The OPA compiler (`OPA_PATH`); else `opa` on the PATH or the one setup builds. */
   opaPath?: string;
-  /** Warm threads evaluating policies in each worker process (default: up to 4, one per core). */
+  /** Warm child processes evaluating policies beside each worker process (default: up to 4, one per core). */
   policyThreads?: number;
   /** Budgets of one evaluation: the input it may assemble, its thread's heap, how often it may start (ADR 0039). */
   evaluationBudgets: EvaluationBudgets;
@@ -237,7 +237,7 @@ export const SETTINGS = {
   ),
   policyThreads: optionalInteger(
     'DES_POLICY_THREADS',
-    'warm threads evaluating policies in each process that runs jobs',
+    'warm child processes evaluating policies beside each process that runs jobs',
     'cores, at most 4',
   ),
   evaluationInputBytes: integer(
