@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { CompiledPolicy, ENTRYPOINT } from './opa-compiler';
 import { PolicyError } from './policy-error';
+import type { HostMessage, HostReply } from './policy-host';
 import type { EvaluationMessage, EvaluationReply } from './wasm-worker';
 
 export interface PolicyResult {
@@ -29,6 +30,12 @@ const DEFAULT_HEAP_MB = 256;
 /** How long a new evaluating process may take to boot. */
 const PROCESS_START_MS = 30_000;
 
+function readiness(): { ready: Promise<void>; started: () => void } {
+  let started = () => {};
+  const ready = new Promise<void>((resolve) => (started = resolve));
+  return { ready, started };
+}
+
 function unref(child: ChildProcess): void {
   child.unref();
   child.channel?.unref();
@@ -39,8 +46,9 @@ interface Slot {
   child: ChildProcess;
   /** The start of what it wrote to stderr (why it died, before V8's stack trace). */
   stderr: string;
-  /** Settled once the process has booted and can take an evaluation. */
+  /** Settled once the process (or, after a timeout, its new thread) can take an evaluation. */
   ready: Promise<void>;
+  started: () => void;
   /** Hashes of the policies the thread keeps instantiated, least recently used first (as the thread keeps them). */
   warm: Set<string>;
   current?: { seq: number; settle: (reply: EvaluationReply | Error) => void };
@@ -152,7 +160,7 @@ export class PolicyEvaluator {
   }
 
   private spawn(): Slot {
-    const child = fork(join(__dirname, 'wasm-worker.js'), [], {
+    const child = fork(join(__dirname, 'policy-host.js'), [], {
       // Not the parent's flags (a test runner's, say): only the heap budget.
       execArgv: [`--max-old-space-size=${this.heapMb}`],
       env: {
@@ -160,18 +168,17 @@ export class PolicyEvaluator {
           policiesKept: this.policiesKept,
           memoryPages: ((this.options.memoryMb ?? 256) * 1024 * 1024) / 65536,
           nice: this.options.nice ?? 0,
+          heapMb: this.heapMb,
         }),
       },
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    let started = () => {};
-    const ready = new Promise<void>((resolve) => (started = resolve));
-    const slot: Slot = { child, stderr: '', warm: new Set(), ready };
+    const slot: Slot = { child, stderr: '', warm: new Set(), ...readiness() };
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (text: string) => (slot.stderr = (slot.stderr + text).slice(0, 4000)));
-    child.on('message', (reply: EvaluationReply | { ready: true }) => {
-      if ('ready' in reply) return started();
+    child.on('message', (reply: HostReply) => {
+      if ('ready' in reply) return slot.started();
       if (slot.current?.seq === reply.seq) slot.current.settle(reply);
     });
     child.on('error', (error) => slot.current?.settle(error));
@@ -199,11 +206,19 @@ export class PolicyEvaluator {
         () => settle(new PolicyError('service_error', 'the policy process did not start')),
         PROCESS_START_MS,
       );
-      const settle = (reply: EvaluationReply | Error) => {
+      const settle = (reply: EvaluationReply | Error, after?: 'abort') => {
         if (slot.current?.seq !== message.seq) return;
         slot.current = undefined;
         clearTimeout(timer);
         unref(slot.child);
+        if (after === 'abort') {
+          // Its thread is replaced inside the process, which stays: the next evaluation waits for it.
+          Object.assign(slot, readiness());
+          slot.warm.clear();
+          slot.child.send({ abort: message.seq } satisfies HostMessage);
+          this.release(slot);
+          return reject(reply);
+        }
         if (reply instanceof Error) {
           this.discard(slot);
           return reject(
@@ -223,9 +238,9 @@ export class PolicyEvaluator {
         if (slot.current?.seq !== message.seq) return;
         clearTimeout(timer);
         timer = setTimeout(() => {
-          settle(new PolicyError('timeout', `the policy ran over its budget of ${budgetMs} ms`));
+          settle(new PolicyError('timeout', `the policy ran over its budget of ${budgetMs} ms`), 'abort');
         }, budgetMs);
-        slot.child.send(message);
+        slot.child.send(message satisfies HostMessage);
       });
     });
   }

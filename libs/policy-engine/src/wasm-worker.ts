@@ -1,12 +1,12 @@
 import { loadPolicy } from '@open-policy-agent/opa-wasm';
 import { setPriority } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 
 /**
- * A long-lived child process of the PolicyEvaluator pool: evaluates compiled
- * policies one at a time and keeps the most recently used ones instantiated,
- * so a warm policy costs only its evaluation. The pool kills the process
- * when an evaluation runs over its budget; its heap is its own (ADR 0039).
+ * The thread that evaluates, inside a policy host process (policy-host.ts):
+ * compiled policies one at a time, the most recently used kept instantiated,
+ * so a warm policy costs only its evaluation. The host terminates the thread
+ * when an evaluation runs over its budget.
  */
 export interface EvaluationMessage {
   seq: number;
@@ -22,11 +22,13 @@ export type EvaluationReply = { seq: number; result: unknown } | { seq: number; 
 
 type LoadedPolicy = Awaited<ReturnType<typeof loadPolicy>>;
 
-const { policiesKept, memoryPages, nice } = JSON.parse(process.env.DES_POLICY_WORKER ?? '{}') as {
+export interface WorkerSettings {
   policiesKept: number;
   memoryPages: number;
   nice: number;
-};
+}
+
+const { policiesKept, memoryPages, nice } = workerData as WorkerSettings;
 // On Linux a nice value is the thread's own: the tenant's program yields the cores to serving (ADR 0005).
 if (nice > 0) {
   try {
@@ -35,14 +37,6 @@ if (nice > 0) {
     // Refused on this platform: the budgets still bound the program.
   }
 }
-// The service gone (killed, even), this process goes too: a watchdog thread, since a policy
-// running in WebAssembly holds this process's event loop until it ends.
-const parent = process.ppid;
-new Worker(
-  `setInterval(() => { if (process.ppid !== ${parent}) process.kill(process.pid, 'SIGKILL'); }, 250);`,
-  { eval: true },
-);
-process.on('disconnect', () => process.exit(0));
 const loaded = new Map<string, LoadedPolicy>();
 
 async function policyFor(message: EvaluationMessage): Promise<LoadedPolicy> {
@@ -58,10 +52,7 @@ async function policyFor(message: EvaluationMessage): Promise<LoadedPolicy> {
   return policy;
 }
 
-const reply = (message: EvaluationReply) => process.send!(message);
-process.send!({ ready: true });
-
-process.on('message', (message: EvaluationMessage) => {
+parentPort!.on('message', (message: EvaluationMessage) => {
   policyFor(message)
     .then((policy) => {
       policy.setData(message.data as object);
@@ -69,12 +60,12 @@ process.on('message', (message: EvaluationMessage) => {
       const whole = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength;
       const bytes = whole ? input.buffer : input.slice().buffer;
       const out = policy.evaluate(bytes, message.entrypoint) as { result?: unknown }[];
-      reply({ seq: message.seq, result: out[0]?.result });
+      parentPort!.postMessage({ seq: message.seq, result: out[0]?.result } satisfies EvaluationReply);
     })
     .catch((error: unknown) => {
       // A policy that failed half-way may have left its instance in any state: drop it.
       loaded.delete(message.hash);
-      reply({ seq: message.seq, error: describe(error) });
+      parentPort!.postMessage({ seq: message.seq, error: describe(error) } satisfies EvaluationReply);
     });
 });
 
