@@ -363,7 +363,7 @@ for (const mode of ['server', 'embedded'] as Mode[]) {
         assert.equal(count('evaluation_requested'), evaluations.length);
         const outcomes = new Map<string, number>();
         for (const e of log.filter(
-          (e) => e.stream.startsWith('evaluation-') && e.type !== 'evaluation_requested',
+          (e) => e.stream.startsWith('evaluation-') && /^evaluation_(completed|failed)$/.test(e.type),
         ))
           outcomes.set(e.stream, (outcomes.get(e.stream) ?? 0) + 1);
         assert.equal(outcomes.size, evaluations.length);

@@ -124,6 +124,63 @@ describe('cli', () => {
     assert.match(run.stdout, new RegExp(`rebuilt ${allProjections.length} projections`));
   });
 
+  for (const mode of ['embedded', 'server'] as const) {
+    it(`\`jobs list\` shows an organization's unfinished evaluations; \`jobs cancel\` fails one, or all (${mode})`, async () => {
+      const ENDLESS = {
+        'policy.rego':
+          'package policy\nimport rego.v1\ndefault allow := false\nallow if count([x | some x in numbers.range(1, 3000000000); x % 7 == 3]) > 0\n',
+      };
+      // One evaluation of the organization runs at a time: the second waits its turn.
+      const env = await modeEnv(mode, { DES_POLICY_BUDGET_MS: '600000', DES_ORG_EVALUATION_CONCURRENCY: '1' });
+      const t = await startApp({ mode, env });
+      try {
+        await t.http.put('/api/v2/flows/acme').send({ name: 'svc' }).expect(201);
+        await t.http.put('/api/v2/trails/acme/svc').send({ name: 'good' }).expect(201);
+        const ids: string[] = [];
+        for (let i = 0; i < 2; i++) {
+          const posted = await t.http
+            .post('/api/v2/evaluations/acme')
+            .send({ context: { trails: [{ flow: 'svc', trail: 'good' }] }, policy: { files: ENDLESS } });
+          assert.equal(posted.status, 201, posted.text);
+          ids.push(posted.body.id);
+        }
+        const [running, waiting] = ids;
+        const cliEnv = { ...env, LOG_LEVEL: 'error' };
+        const listed = await eventually(
+          () => runCli(['jobs', 'list', 'acme'], cliEnv),
+          (r) => r.code === 0 && new RegExp(`${running}\\s+evaluation\\s+running\\s+1\\s+\\d+s`).test(r.stdout),
+          60_000,
+        );
+        assert.match(listed.stdout, /Jobs of 'acme' not finished \(2\):/);
+        assert.match(listed.stdout, new RegExp(`${waiting}\\s+evaluation\\s+pending\\s+0\\s+\\d+s`));
+        assert.deepEqual((await runCli(['jobs', 'list', 'other'], cliEnv)).stdout.trim(), "No pending or running jobs for 'other'.");
+
+        const one = await runCli(['jobs', 'cancel', 'acme', waiting], cliEnv);
+        assert.equal(one.code, 0, one.stderr);
+        assert.match(one.stdout, new RegExp(`cancelled evaluation ${waiting}\n1 job\\(s\\) of 'acme' cancelled`));
+        const cancelled = await eventually(
+          async () => (await t.http.get(`/api/v2/evaluations/acme/${waiting}`)).body,
+          (b) => b.status !== 'pending',
+        );
+        assert.deepEqual(cancelled.error, { kind: 'service_error', message: 'cancelled by an operator' });
+        const again = await runCli(['jobs', 'cancel', 'acme', waiting], cliEnv);
+        assert.equal(again.code, 1);
+        assert.match(again.stderr, new RegExp(`'acme' has no pending or running job ${waiting}`));
+
+        const all = await runCli(['jobs', 'cancel', 'acme', '--all'], cliEnv);
+        assert.equal(all.code, 0, all.stderr);
+        assert.match(all.stdout, new RegExp(`cancelled evaluation ${running}\n1 job\\(s\\) of 'acme' cancelled`));
+        await eventually(
+          async () => (await t.http.get(`/api/v2/evaluations/acme/${running}`)).body.status,
+          (status) => status === 'failed',
+        );
+        assert.equal((await runCli(['jobs', 'list', 'acme'], cliEnv)).stdout.trim(), "No pending or running jobs for 'acme'.");
+      } finally {
+        await t.close();
+      }
+    });
+  }
+
   it('refuses an unknown command with usage and exit code 2', () => {
     const run = spawnSync(process.execPath, [join(APPS, 'cli/src/main.js'), 'frobnicate'], {
       encoding: 'utf8',

@@ -39,17 +39,21 @@ async function evaluationEventsIn(path: string): Promise<string[]> {
   const store = new SqliteEventStore({ path });
   try {
     const all = await readWholeLog(store);
-    return all.filter((e) => e.stream.startsWith('evaluation-')).map((e) => e.type);
+    // Runs begun (`evaluation_started`) aside: what was requested and what came of it.
+    return all
+      .filter((e) => e.stream.startsWith('evaluation-') && e.type !== 'evaluation_started')
+      .map((e) => e.type);
   } finally {
     await store.close();
   }
 }
 
-/** The event types of one evaluation's stream. */
+/** The event types of one evaluation's stream, runs begun (`evaluation_started`) aside. */
 async function evaluationHistory(path: string, id: string): Promise<string[]> {
   const store = new SqliteEventStore({ path });
   try {
-    return (await store.readStream(evaluationStream('acme', id))).map((e) => e.type);
+    const history = await store.readStream(evaluationStream('acme', id));
+    return history.map((e) => e.type).filter((type) => type !== 'evaluation_started');
   } finally {
     await store.close();
   }

@@ -122,6 +122,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         [
           ['evaluation_requested', false],
           // Recorded by the worker's job, never as part of the request that enqueued it.
+          ['evaluation_started', true],
           ['evaluation_completed', true],
         ],
       );

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +13,11 @@ const compiler = new OpaCompiler(cacheDir);
 const evaluator = new PolicyEvaluator({ budgetMs: 5000, threads: 2 });
 after(() => evaluator.close());
 
-/** A thread's nice value (Linux: field 19 of /proc/self/task/<tid>/stat). */
-const niceOf = (tid: string | number) =>
-  Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
+/** A thread's nice value (Linux: field 19 of /proc/<pid>/task/<tid>/stat). */
+const niceOf = (tid: string | number, pid: string | number = 'self') =>
+  Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
 /** The nice value of each of this process's threads. */
-const threadNiceValues = () => readdirSync('/proc/self/task').map(niceOf);
+const threadNiceValues = () => readdirSync('/proc/self/task').map((tid) => niceOf(tid));
 const trail = {
   name: 'main-1',
   compliance_status: { status: 'COMPLIANT' },
@@ -152,14 +153,15 @@ violations contains "too many trails" if { count(input.trails) > data.params.max
     assert.match((await failure(() => evaluator.evaluate(undef, {}, {}))).message, /undefined/);
   });
 
-  it('runs policies on threads at a lower CPU priority (nice) than the thread serving requests', async () => {
+  it('runs policies in a process, on a thread at a lower CPU priority (nice) than the thread serving requests', async () => {
     const niced = new PolicyEvaluator({ budgetMs: 5000, threads: 1, nice: 7 });
     try {
       const policy = await compiler.compile({ 'p.rego': 'package policy\ndefault allow := true\n' });
       assert.equal((await niced.evaluate(policy, {}, {})).allow, true);
-      const values = threadNiceValues();
-      assert.equal(values.filter((v) => v === 7).length, 1, `threads' nice values: ${values.join(' ')}`);
-      assert.equal(niceOf(process.pid), 0, 'the main thread keeps its priority');
+      const [slot] = (niced as unknown as { slots: Set<{ child: { pid: number } }> }).slots;
+      const evaluating = readdirSync(`/proc/${slot.child.pid}/task`).map((tid) => niceOf(tid, slot.child.pid));
+      assert.ok(evaluating.includes(7), `the evaluating thread is niced: ${evaluating.join(' ')}`);
+      assert.ok(threadNiceValues().every((v) => v === 0), 'no thread of the service is');
     } finally {
       await niced.close();
     }
@@ -182,13 +184,16 @@ violations contains "too many trails" if { count(input.trails) > data.params.max
     }
   });
 
-  it('forgets an idle thread that died, and answers with a new one', async () => {
+  it('forgets an idle process that died, and answers with a new one', async () => {
     const pool = new PolicyEvaluator({ budgetMs: 5000, threads: 1 });
     try {
       const quick = await compiler.compile({ 'p.rego': 'package policy\ndefault allow := true\n' });
       assert.equal((await pool.evaluate(quick, {}, {})).allow, true);
-      const [slot] = (pool as unknown as { slots: Set<{ worker: { terminate(): Promise<number> } }> }).slots;
-      await slot.worker.terminate();
+      const [slot] = (pool as unknown as { slots: Set<{ child: ChildProcess }> }).slots;
+      const exited = new Promise((r) => slot.child.once('exit', r));
+      slot.child.ref(); // the pool holds no idle process's events open: this test waits for one
+      slot.child.kill('SIGKILL');
+      await exited;
       await new Promise((r) => setImmediate(r));
       assert.equal((await pool.evaluate(quick, {}, {})).allow, true);
     } finally {
@@ -225,5 +230,32 @@ violations contains "too many trails" if { count(input.trails) > data.params.max
     } finally {
       await small.close();
     }
+  });
+
+  it('fails an evaluation whose process runs over its heap budget, alone, and replaces the process', async () => {
+    // Data of 64 MiB: twice the process's heap once it is read there, in one allocation (which
+    // ends a whole process: a worker thread's resourceLimits would have taken the service down).
+    const quick = await compiler.compile({ 'p.rego': 'package policy\ndefault allow := true\n' });
+    const small = new PolicyEvaluator({ budgetMs: 60_000, threads: 1, heapMb: 32 });
+    try {
+      const error = await failure(() => small.evaluate(quick, {}, { params: { blob: 'x'.repeat(64 << 20) } }));
+      assert.equal(error.kind, 'policy_error', error.message);
+      assert.equal(error.message, 'the policy ran over its memory budget of 32 MiB');
+      assert.equal((await small.evaluate(quick, {}, {})).allow, true, 'the pool still answers');
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('evaluates an input given as its JSON bytes', async () => {
+    const policy = await compiler.compile({
+      'p.rego': 'package policy\nimport rego.v1\ndefault allow := false\nallow if input.trail.name == "main-1"\n',
+    });
+    const input = new TextEncoder().encode(JSON.stringify({ trail }));
+    assert.deepEqual(await evaluator.evaluateBytes(policy, input, {}), { allow: true, violations: [] });
+    // A view into a larger buffer: only its bytes are the input.
+    const framed = Buffer.from(`xx${JSON.stringify({ trail })}yy`);
+    const view = new Uint8Array(framed.buffer, framed.byteOffset + 2, framed.length - 4);
+    assert.deepEqual(await evaluator.evaluateBytes(policy, view, {}), { allow: true, violations: [] });
   });
 });

@@ -7,6 +7,7 @@ import { rebuild } from './rebuild';
 import { redeliver } from './actions';
 import { verify } from './verify';
 import { backup } from './backup';
+import { cancelJobs, listJobs } from './jobs';
 
 const USAGE = `usage: npm run cli -- <command>
 
@@ -28,6 +29,11 @@ commands:
              exits 1 naming the first failure
   actions redeliver <org> <number> <delivery>
              send a dead-lettered notification of action <number> again
+  jobs list <org>
+             the organization's jobs not finished (evaluations): id, kind, state, runs begun, age
+  jobs cancel <org> <id> | jobs cancel <org> --all
+             record one (or every) unfinished evaluation failed, 'cancelled by an operator';
+             a queued job then runs nothing (embedded and server modes alike)
   backup <file>
              copy the embedded log (SQLite) to a new file while the service runs; restore it as
              events.db with the service stopped (docs/operations.md)
@@ -49,6 +55,7 @@ async function main(argv: string[]): Promise<number> {
       description: { type: 'string', default: 'Created with the CLI' },
       help: { type: 'boolean' },
       reset: { type: 'string', multiple: true },
+      all: { type: 'boolean' },
       ...LIMIT_FLAGS,
     },
   });
@@ -93,6 +100,14 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'verify' && rest.length === 0) {
     return (await verify(loadConfig(), sub)) ? 0 : 1;
+  }
+  if (command === 'jobs' && sub === 'list' && rest.length === 1) {
+    await listJobs(loadConfig(), rest[0]);
+    return 0;
+  }
+  if (command === 'jobs' && sub === 'cancel' && rest.length === (values.all ? 1 : 2)) {
+    await cancelJobs(loadConfig(), rest[0], values.all ? 'all' : { id: rest[1] });
+    return 0;
   }
   if (command === 'actions' && sub === 'redeliver' && rest.length === 3) {
     if (!/^[1-9]\d*$/.test(rest[1])) throw new Error(`'${rest[1]}' is not an action number`);

@@ -1,5 +1,5 @@
 import type { EventMetadata } from '#des/event-store';
-import { AggregateCommand } from '#des/platform';
+import { AggregateCommand, type ExecuteOptions } from '#des/platform';
 import {
   EvaluationCommand,
   evaluationDecider,
@@ -10,7 +10,13 @@ import {
 
 /** A write to one evaluation: its request (API), then its result or failure (worker). */
 export class ChangeEvaluation extends AggregateCommand<EvaluationCommand, EvaluationState, EvaluationEvent> {
-  constructor(org: string, id: string, command: EvaluationCommand, metadata: EventMetadata) {
-    super(evaluationStream(org, id), evaluationDecider, command, metadata);
+  constructor(
+    org: string,
+    id: string,
+    command: EvaluationCommand,
+    metadata: EventMetadata,
+    options?: ExecuteOptions,
+  ) {
+    super(evaluationStream(org, id), evaluationDecider, command, metadata, options);
   }
 }

@@ -4,6 +4,8 @@ import { microsToSeconds } from '#des/event-store';
 import type { JobContext, JobInfo, Jobs } from '#des/jobs';
 import { CommandBus } from '@nestjs/cqrs';
 import {
+  CONFIG,
+  type Config,
   EVENT_STORE,
   JOBS,
   Metrics,
@@ -21,6 +23,7 @@ import type { FlowTemplate } from '#des/flows';
 import { ChangeEvaluation } from './evaluation.commands';
 import { EvaluationCommand, EvaluationEvent, evaluationStream } from './evaluation.decider';
 import { EVALUATION_ATTEMPTS, EVALUATIONS_QUEUE, evaluationJob } from './evaluation-job';
+import { assemblePolicyInput, distinctTrails, inputTooLarge, policyInputBytes } from './policy-input';
 
 const notRecorded = (id: string) => `evaluation ${id} is not recorded`;
 const SERVICE_FAILURE = 'The evaluation failed on the service side.';
@@ -29,13 +32,15 @@ const RECOVERY_WAIT_MS = 10 * 60_000;
 export const POLICY_COMPILER = Symbol('POLICY_COMPILER');
 export const POLICY_EVALUATOR = Symbol('POLICY_EVALUATOR');
 
+/** Trail JSON up to this size is kept with its fold; a larger one is made again when asked (memory over CPU). */
+const MEMO_MAX_CHARS = 1024 * 1024;
 /** A trail as a policy sees it (`GET /trails/…` at the instant), as JSON text memoised per fold. */
 const inputJson = new WeakMap<TrailView, { template: FlowTemplate | null; json: string }>();
 function policyInputJson(view: TrailView, template: FlowTemplate | null): string {
   const memo = inputJson.get(view);
   if (memo?.template === template) return memo.json;
   const json = JSON.stringify(trailAsShown(view, template));
-  inputJson.set(view, { template, json });
+  if (json.length <= MEMO_MAX_CHARS) inputJson.set(view, { template, json });
   return json;
 }
 
@@ -66,7 +71,12 @@ export class EvaluationConsumer implements OnModuleDestroy {
     @Inject(JOBS) private readonly jobs: Jobs,
     @Inject(PROJECTION_PROGRESS) private readonly progress: ProjectionProgress,
     @Inject(TENANT_LIMITS) private readonly limits: TenantLimitsSource,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
+
+  private get budgets() {
+    return this.config.evaluationBudgets;
+  }
 
   /** Each organization runs at most its `evaluationConcurrency` at once, under the queue's. */
   async groupConcurrency(org: string): Promise<number> {
@@ -83,12 +93,21 @@ export class EvaluationConsumer implements OnModuleDestroy {
     const history = await this.events.readStream(evaluationStream(org, id));
     const requested = history.find((e) => e.type === 'evaluation_requested');
     if (!requested) throw new Error(notRecorded(id));
-    if (history.length > 1) return 'already finished';
+    if (history.some((e) => e.type === 'evaluation_completed' || e.type === 'evaluation_failed'))
+      return 'already finished';
     const data = (requested as unknown as Extract<EvaluationEvent, { type: 'evaluation_requested' }>).data;
+    // Recorded before anything is assembled: a run that takes the process down is counted, and
+    // past `maxStarts` the evaluation fails here instead of running again (at every start).
+    const started = await this.record(org, id, { kind: 'start', id, maxStarts: this.budgets.maxStarts });
+    if (!started.some((e) => e.type === 'evaluation_started')) return started.length ? 'interrupted' : 'already finished';
     try {
       const at = microsToSeconds(data.recorded_at);
-      const refs = data.context.trails;
+      const refs = distinctTrails(data.context.trails);
       const pasts = await this.timeMachine.atAll(org, refs, at, data.recorded_position);
+      const limit = this.budgets.inputBytes;
+      // Counted from the events as stored, before a byte of input is made.
+      const stored = pasts.reduce((sum, past) => sum + past.bytes, 0);
+      if (stored > limit) throw new PolicyError('policy_error', inputTooLarge(stored, limit));
       const trails = pasts.map((past, i) => {
         if (!past.view)
           throw new PolicyError(
@@ -97,10 +116,12 @@ export class EvaluationConsumer implements OnModuleDestroy {
           );
         return policyInputJson(past.view, past.template);
       });
-      // Assembled from each trail's JSON text, kept with its fold: no input is serialised twice.
-      const input = `{"trails":[${trails.join(',')}]${trails.length === 1 ? `,"trail":${trails[0]}` : ''}}`;
+      const bytes = policyInputBytes(trails);
+      if (bytes > limit) throw new PolicyError('policy_error', inputTooLarge(bytes, limit, 'make an input of'));
+      const input = assemblePolicyInput(trails);
+      trails.length = 0; // the texts can go while the policy runs: the input holds them now
       const compiled = await this.compiler.compile(data.policy.files);
-      const result = await this.evaluator.evaluateJson(compiled, input, { params: data.params });
+      const result = await this.evaluator.evaluateBytes(compiled, input, { params: data.params });
       await this.record(org, id, { kind: 'complete', id, result });
       return result;
     } catch (error) {
@@ -148,7 +169,7 @@ export class EvaluationConsumer implements OnModuleDestroy {
     if (pending.length) this.logger.log(`re-enqueued ${pending.length} pending evaluation(s)`);
   }
 
-  private async record(org: string, id: string, command: EvaluationCommand): Promise<void> {
+  private async record(org: string, id: string, command: EvaluationCommand): Promise<EvaluationEvent[]> {
     const executed = await this.commands.execute(
       new ChangeEvaluation(org, id, command, {
         org,
@@ -156,9 +177,10 @@ export class EvaluationConsumer implements OnModuleDestroy {
         causation_id: id,
       }),
     );
-    if (executed.events.length > 0)
-      this.metrics.evaluationsFinished.inc({
-        outcome: command.kind === 'fail' ? command.error.kind : 'completed',
-      });
+    for (const event of executed.events) {
+      if (event.type === 'evaluation_completed') this.metrics.evaluationsFinished.inc({ outcome: 'completed' });
+      if (event.type === 'evaluation_failed') this.metrics.evaluationsFinished.inc({ outcome: event.data.error.kind });
+    }
+    return executed.events;
   }
 }

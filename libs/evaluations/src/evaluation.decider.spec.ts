@@ -1,6 +1,7 @@
+import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { deciderSpec } from '#des/kernel/testing';
-import { EvaluationCommand, evaluationDecider, EvaluationEvent } from './evaluation.decider';
+import { EvaluationCommand, evaluationDecider, EvaluationEvent, interrupted } from './evaluation.decider';
 
 const { given } = deciderSpec(evaluationDecider);
 const data = {
@@ -36,6 +37,28 @@ describe('evaluation decider', () => {
     given(requested, completed).when(complete).then([]);
     given(requested, completed).when(fail).then([]);
     given(requested, failed).when(complete).then([]);
+  });
+
+  it('records each run before it begins, and fails the evaluation instead of a run past maxStarts', () => {
+    const start: EvaluationCommand = { kind: 'start', id: 'e1', maxStarts: 2 };
+    const started = (attempt: number): EvaluationEvent => ({
+      type: 'evaluation_started',
+      data: { id: 'e1', attempt },
+    });
+    given(requested).when(start).then([started(1)]);
+    given(requested, started(1)).when(start).then([started(2)]);
+    given(requested, started(1), started(2))
+      .when(start)
+      .then([
+        {
+          type: 'evaluation_failed',
+          data: { id: 'e1', error: { kind: 'service_error', message: interrupted(2) } },
+        },
+      ]);
+    assert.match(interrupted(2), /interrupted 2 times/);
+    given(requested, started(1)).when(complete).then([completed]);
+    given(requested, started(1), completed).when(start).then([]);
+    given().when(start).then([]);
   });
 
   it('appends nothing for a job whose request is not recorded', () => {

@@ -12,7 +12,17 @@ import type { EventStore } from '#des/event-store';
 import { microsToSeconds, nowMicros, secondsToMicros } from '#des/event-store';
 import type { Jobs } from '#des/jobs';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiError, AtQuery, EVENT_STORE, JOBS, READ_STORE, Requires, stableId } from '#des/platform';
+import {
+  ApiError,
+  AtQuery,
+  CONFIG,
+  type Config,
+  EVENT_STORE,
+  JOBS,
+  READ_STORE,
+  Requires,
+  stableId,
+} from '#des/platform';
 import type { ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requireFeature, requestMetadata } from '#des/accounts';
 import { TrailTimeMachine } from '#des/trails';
@@ -26,6 +36,7 @@ import {
 } from './evaluations.dto';
 import { EVALUATIONS } from './evaluations.projection';
 import { PendingEvaluations } from './pending-evaluations';
+import { distinctTrails, inputTooLarge } from './policy-input';
 
 /** Endpoint 1 (beta): inline Rego against 1–100 trails at one recorded instant. */
 @ApiTags('evaluations')
@@ -40,6 +51,7 @@ export class EvaluationsController {
     @Inject(JOBS) private readonly jobs: Jobs,
     private readonly timeMachine: TrailTimeMachine,
     private readonly pending: PendingEvaluations,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   @Post(':org')
@@ -71,13 +83,23 @@ export class EvaluationsController {
             recordedAt: secondsToMicros(query.at),
           };
     const at = microsToSeconds(head.recordedAt);
-    for (const [i, ref] of request.context.trails.entries()) {
-      if (!(await this.timeMachine.at(org, ref.flow, ref.trail, at, head.position)).view) {
+    let bytes = 0;
+    const refs = distinctTrails(request.context.trails.map((ref, i) => ({ ...ref, i })));
+    for (const ref of refs) {
+      const past = await this.timeMachine.at(org, ref.flow, ref.trail, at, head.position);
+      if (!past.view) {
         throw new ApiError(404, 'Trail not found', {
-          [`context.trails[${i}]`]: `no trail ${ref.flow}/${ref.trail} at the pinned instant`,
+          [`context.trails[${ref.i}]`]: `no trail ${ref.flow}/${ref.trail} at the pinned instant`,
         });
       }
+      bytes += past.bytes;
     }
+    // Known from the folds just made: an input the worker would refuse is refused now.
+    const limit = this.config.evaluationBudgets.inputBytes;
+    if (bytes > limit)
+      throw new ApiError(413, `Evaluation input too large: its trails may hold at most ${limit} bytes`, {
+        'context.trails': inputTooLarge(bytes, limit),
+      });
     // A retry of an idempotent request that died names the same evaluation (recorded once).
     const id = stableId('evaluation');
     const requestedAt = nowMicros();

@@ -36,6 +36,7 @@ import { TrailTimeMachineModule } from '#des/trails';
           budgetMs: config.policyBudgetMs,
           threads: config.policyThreads,
           nice: config.tenantPrograms.programNice,
+          heapMb: config.evaluationBudgets.policyHeapMb,
         }),
       inject: [CONFIG],
     },

@@ -21,10 +21,11 @@ describe('evaluations projection', () => {
         data: { id: 'e1', result: { allow: true } },
       },
       { stream: 'evaluation-acme/e2', type: 'evaluation_failed', data: { id: 'e2', error: 'timeout' } },
+      { stream: 'evaluation-acme/e3', type: 'evaluation_started', data: { id: 'e3', attempt: 2 } },
     ).then('evaluations', [
       { _id: 'acme/e1', status: 'completed', result: { allow: true }, requested_at: 1.5, recorded_at: 2 },
       { _id: 'acme/e2', status: 'failed', error: 'timeout' },
-      { _id: 'acme/e3', org: 'acme', id: 'e3', status: 'pending', recorded_position: 7 },
+      { _id: 'acme/e3', org: 'acme', id: 'e3', status: 'pending', recorded_position: 7, attempts: 2 },
     ]);
   });
 });

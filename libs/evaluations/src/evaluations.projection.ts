@@ -29,6 +29,15 @@ export const evaluationsProjection: Projection = {
             },
           },
         ];
+      case 'evaluation_started':
+        // Still pending for its callers; operators see it running (`des jobs list`).
+        return [
+          {
+            collection: EVALUATIONS,
+            id: `${org}/${event.data.id}`,
+            update: { $set: { attempts: event.data.attempt, started_at: microsToSeconds(stored.recordedAt) } },
+          },
+        ];
       case 'evaluation_completed':
         return [
           {

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { eventSize } from './append-size';
 import type { EventStore, StoredEvent } from './event-store.port';
 
 /** How far a stream is read: up to an instant, and optionally a log position (a pinned head). */
@@ -13,6 +14,8 @@ export interface Fold<T> {
   lastRecordedAt: number;
   lastPosition: number;
   value: T | null;
+  /** The stored bytes of the events folded (`eventSize`), when the folds measure them; else 0. */
+  bytes: number;
 }
 
 /** Folds of one stream, by revision: one every FOLD_EVERY events, and the furthest read. */
@@ -31,12 +34,14 @@ const FOLD_EVERY = 32;
  */
 export class StreamFolds<T> {
   private readonly kept: LRUCache<string, Folds<T>>;
+  private readonly measure: boolean;
 
   constructor(
     private readonly events: EventStore,
     private readonly evolve: (value: T | null, event: StoredEvent) => T | null,
-    keep: { max: number; maxSize?: number; weight?: (value: T | null) => number },
+    keep: { max: number; maxSize?: number; weight?: (value: T | null) => number; measure?: boolean },
   ) {
+    this.measure = keep.measure ?? false;
     this.kept = new LRUCache<string, Folds<T>>({
       max: keep.max,
       ...(keep.maxSize
@@ -57,6 +62,7 @@ export class StreamFolds<T> {
       lastRecordedAt: 0,
       lastPosition: 0,
       value: null,
+      bytes: 0,
     };
     const events = await this.events.readStream(stream, {
       fromRevision: base.revision + 1,
@@ -72,6 +78,7 @@ export class StreamFolds<T> {
         lastRecordedAt: event.recordedAt,
         lastPosition: event.position,
         value: this.evolve(fold.value, event),
+        bytes: fold.bytes + (this.measure ? eventSize(event) : 0),
       };
       if ((event.revision + 1) % FOLD_EVERY === 0) made.push(fold);
     }

@@ -75,8 +75,10 @@ export interface Config {
   policyBudgetMs: number;
   /** The OPA compiler (`OPA_PATH`); else `opa` on the PATH or the one setup builds. */
   opaPath?: string;
-  /** Warm threads evaluating policies in each worker process (default: up to 4, one per core). */
+  /** Warm child processes evaluating policies beside each worker process (default: up to 4, one per core). */
   policyThreads?: number;
+  /** Budgets of one evaluation: the input it may assemble, its thread's heap, how often it may start (ADR 0039). */
+  evaluationBudgets: EvaluationBudgets;
   /** How long a call to an unreachable server may take before it is answered 503. */
   connectTimeoutMs: number;
   /** Most bytes one append may carry; both event stores refuse more (413). Match KurrentDB's MaxAppendSize. */
@@ -118,6 +120,16 @@ export interface HttpLimitsConfig {
   orgBodyBytesInFlight: number;
   /** Bytes of JSON bodies all organizations may have being read at once in this process. */
   bodyBytesInFlight: number;
+}
+
+/** What one evaluation may cost, whatever its context holds (ADR 0039). */
+export interface EvaluationBudgets {
+  /** Bytes of the context's trails (their events as stored, and the input as assembled); over it: 413 or `failed`. */
+  inputBytes: number;
+  /** Heap of a process evaluating policies; over it the evaluation fails and the process is replaced. */
+  policyHeapMb: number;
+  /** Runs an evaluation may start without finishing (the process died under it); then it is recorded `failed`. */
+  maxStarts: number;
 }
 
 /** Delivery of action notifications. */
@@ -251,8 +263,26 @@ export const SETTINGS = {
   ),
   policyThreads: optionalInteger(
     'DES_POLICY_THREADS',
-    'warm threads evaluating policies in each process that runs jobs',
+    'warm child processes evaluating policies beside each process that runs jobs',
     'cores, at most 4',
+  ),
+  evaluationInputBytes: integer(
+    'DES_EVALUATION_INPUT_BYTES',
+    64 * 1024 * 1024,
+    "bytes of an evaluation's trails (as stored, and as assembled) it may read; over it: 413, or the evaluation fails",
+    { min: 1024 },
+  ),
+  policyHeapMb: integer(
+    'DES_POLICY_HEAP_MB',
+    256,
+    'heap of each process evaluating policies; an evaluation over it fails alone and the process is replaced',
+    { min: 32 },
+  ),
+  evaluationMaxStarts: integer(
+    'DES_EVALUATION_MAX_STARTS',
+    3,
+    'times an evaluation may start without finishing (its process died) before it is recorded failed',
+    { min: 1 },
   ),
   opaPath: text(
     'OPA_PATH',
@@ -446,6 +476,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     policyBudgetMs: s.policyBudgetMs,
     opaPath: s.opaPath,
     policyThreads: s.policyThreads,
+    evaluationBudgets: {
+      inputBytes: s.evaluationInputBytes,
+      policyHeapMb: s.policyHeapMb,
+      maxStarts: s.evaluationMaxStarts,
+    },
     logLevel: s.logLevel,
     shutdownTimeoutMs: s.shutdownTimeoutMs,
     http: {

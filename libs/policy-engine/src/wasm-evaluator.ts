@@ -1,8 +1,9 @@
+import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { CompiledPolicy, ENTRYPOINT } from './opa-compiler';
 import { PolicyError } from './policy-error';
+import type { HostMessage, HostReply } from './policy-host';
 import type { EvaluationMessage, EvaluationReply } from './wasm-worker';
 
 export interface PolicyResult {
@@ -11,31 +12,58 @@ export interface PolicyResult {
 }
 
 export interface PolicyEvaluatorOptions {
-  /** Wall-clock budget of one evaluation; over it the thread is terminated (`timeout`). */
+  /** Wall-clock budget of one evaluation; over it the process is killed (`timeout`). */
   budgetMs: number;
-  /** Worker threads (default: the machine's parallelism, at most 4). */
+  /** Evaluating processes (default: the machine's parallelism, at most 4). */
   threads?: number;
   /** Policies kept instantiated per thread (default 16). */
   policiesPerThread?: number;
   /** Ceiling on a policy's WebAssembly memory (default 256 MiB). */
   memoryMb?: number;
-  /** Nice value of the evaluating threads (default 0: as the process). */
+  /** Nice value of the evaluating processes (default 0: as the service). */
   nice?: number;
+  /** Heap of each evaluating process (default 256 MiB): over it the evaluation fails and the process is replaced. */
+  heapMb?: number;
+}
+
+const DEFAULT_HEAP_MB = 256;
+/** How long a new evaluating process may take to boot. */
+const PROCESS_START_MS = 30_000;
+
+function readiness(): { ready: Promise<void>; started: () => void } {
+  let started = () => {};
+  const ready = new Promise<void>((resolve) => (started = resolve));
+  return { ready, started };
+}
+
+function unref(child: ChildProcess): void {
+  child.unref();
+  child.channel?.unref();
 }
 
 interface Slot {
-  worker: Worker;
+  /** A process of its own: a policy that exhausts its heap takes that process down, never the service. */
+  child: ChildProcess;
+  /** The start of what it wrote to stderr (why it died, before V8's stack trace). */
+  stderr: string;
+  /** Settled once the process (or, after a timeout, its new thread) can take an evaluation. */
+  ready: Promise<void>;
+  started: () => void;
   /** Hashes of the policies the thread keeps instantiated, least recently used first (as the thread keeps them). */
   warm: Set<string>;
   current?: { seq: number; settle: (reply: EvaluationReply | Error) => void };
 }
 
 /**
- * Evaluates compiled policies with opa-wasm on a pool of warm worker threads.
- * A thread is terminated (and replaced on the next call) when an evaluation
- * runs over its budget, so a policy cannot run forever; the WebAssembly
- * module imports neither network nor file system, so a policy cannot reach
- * either.
+ * Evaluates compiled policies with opa-wasm on a pool of warm child
+ * processes (the pool's "threads"), each with a heap of its own: V8 ends a
+ * whole process when one allocation passes its heap limit, and a worker
+ * thread's `resourceLimits` do not stop that (a policy's builtin handed a
+ * large input, its result decoded), so only a process bounds a policy's
+ * memory without risking the service (ADR 0039). A process is killed (and
+ * replaced) when an evaluation runs over its budget or its heap, so a policy
+ * cannot run forever or take the service down; the WebAssembly module
+ * imports neither network nor file system, so a policy cannot reach either.
  */
 export class PolicyEvaluator {
   private readonly idle: Slot[] = [];
@@ -56,14 +84,19 @@ export class PolicyEvaluator {
   }
 
   /** The same, for a caller that already holds the input as JSON text. */
-  async evaluateJson(compiled: CompiledPolicy, inputJson: string, data: unknown): Promise<PolicyResult> {
+  evaluateJson(compiled: CompiledPolicy, inputJson: string, data: unknown): Promise<PolicyResult> {
+    return this.evaluateBytes(compiled, new TextEncoder().encode(inputJson), data);
+  }
+
+  /** The same, for the input's JSON as UTF-8 bytes (written once by the caller, sent as they are). */
+  async evaluateBytes(compiled: CompiledPolicy, input: Uint8Array, data: unknown): Promise<PolicyResult> {
     if (this.closed) throw new PolicyError('service_error', 'the policy evaluator is closed');
     const message: EvaluationMessage = {
       seq: ++this.seq,
       hash: compiled.hash,
       wasm: compiled.wasm,
       entrypoint: ENTRYPOINT,
-      input: inputJson,
+      input,
       data,
     };
     const slot = await this.acquire(compiled.hash);
@@ -121,32 +154,43 @@ export class PolicyEvaluator {
    */
   private discard(slot: Slot): void {
     this.forget(slot);
-    void slot.worker.terminate();
+    slot.child.kill('SIGKILL');
     if (this.closed) return;
     this.release(this.spawn());
   }
 
   private spawn(): Slot {
-    const worker = new Worker(join(__dirname, 'wasm-worker.js'), {
-      workerData: {
-        policiesKept: this.policiesKept,
-        memoryPages: ((this.options.memoryMb ?? 256) * 1024 * 1024) / 65536,
-        nice: this.options.nice ?? 0,
+    const child = fork(join(__dirname, 'policy-host.js'), [], {
+      // Not the parent's flags (a test runner's, say): only the heap budget.
+      execArgv: [`--max-old-space-size=${this.heapMb}`],
+      env: {
+        DES_POLICY_WORKER: JSON.stringify({
+          policiesKept: this.policiesKept,
+          memoryPages: ((this.options.memoryMb ?? 256) * 1024 * 1024) / 65536,
+          nice: this.options.nice ?? 0,
+          heapMb: this.heapMb,
+        }),
       },
-      resourceLimits: { maxOldGenerationSizeMb: 256 },
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    const slot: Slot = { worker, warm: new Set() };
-    worker.on('message', (reply: EvaluationReply) => {
+    const slot: Slot = { child, stderr: '', warm: new Set(), ...readiness() };
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (text: string) => (slot.stderr = (slot.stderr + text).slice(0, 4000)));
+    child.on('message', (reply: HostReply) => {
+      if ('ready' in reply) return slot.started();
       if (slot.current?.seq === reply.seq) slot.current.settle(reply);
     });
-    // The thread died (out of memory, say): whatever it ran fails, the slot is replaced.
-    worker.on('error', (error) => slot.current?.settle(error));
-    worker.on('exit', (code) => {
-      if (slot.current) return slot.current.settle(new Error(`the policy's thread exited (${code})`));
-      // An idle thread that died is forgotten, so no evaluation is handed to it.
+    child.on('error', (error) => slot.current?.settle(error));
+    // `close`, not `exit`: by then its stderr (why it died) is read.
+    child.on('close', (code, signal) => {
+      // The process died (out of memory, say): whatever it ran fails, the slot is replaced.
+      if (slot.current) return slot.current.settle(this.died(slot, code, signal));
+      // An idle process that died is forgotten, so no evaluation is handed to it.
       this.forget(slot);
     });
-    worker.unref();
+    unref(child);
+    (child.stderr as unknown as { unref?: () => void }).unref?.();
     this.slots.add(slot);
     return slot;
   }
@@ -157,13 +201,24 @@ export class PolicyEvaluator {
   ): Promise<Extract<EvaluationReply, { result: unknown }>> {
     const budgetMs = this.options.budgetMs;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        settle(new PolicyError('timeout', `the policy ran over its budget of ${budgetMs} ms`));
-      }, budgetMs);
-      const settle = (reply: EvaluationReply | Error) => {
+      // The budget is the policy's: it starts once the process is ready (a fresh one first boots).
+      let timer = setTimeout(
+        () => settle(new PolicyError('service_error', 'the policy process did not start')),
+        PROCESS_START_MS,
+      );
+      const settle = (reply: EvaluationReply | Error, after?: 'abort') => {
         if (slot.current?.seq !== message.seq) return;
         slot.current = undefined;
         clearTimeout(timer);
+        unref(slot.child);
+        if (after === 'abort') {
+          // Its thread is replaced inside the process, which stays: the next evaluation waits for it.
+          Object.assign(slot, readiness());
+          slot.warm.clear();
+          slot.child.send({ abort: message.seq } satisfies HostMessage);
+          this.release(slot);
+          return reject(reply);
+        }
         if (reply instanceof Error) {
           this.discard(slot);
           return reject(
@@ -176,8 +231,29 @@ export class PolicyEvaluator {
       };
       slot.current = { seq: message.seq, settle };
       this.warmed(slot, message.hash);
-      slot.worker.postMessage(message);
+      // Held open while it evaluates (idle, the pool keeps no caller alive).
+      slot.child.ref();
+      slot.child.channel?.ref();
+      void slot.ready.then(() => {
+        if (slot.current?.seq !== message.seq) return;
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          settle(new PolicyError('timeout', `the policy ran over its budget of ${budgetMs} ms`), 'abort');
+        }, budgetMs);
+        slot.child.send(message satisfies HostMessage);
+      });
     });
+  }
+
+  private get heapMb(): number {
+    return this.options.heapMb ?? DEFAULT_HEAP_MB;
+  }
+
+  /** A process's death as its evaluation's failure: the limit it ran over, when it was one. */
+  private died(slot: Slot, code: number | null, signal: NodeJS.Signals | null): Error {
+    if (/heap out of memory|heap limit/i.test(slot.stderr))
+      return new PolicyError('policy_error', `the policy ran over its memory budget of ${this.heapMb} MiB`);
+    return new Error(`the policy's process exited (${signal ?? code})`);
   }
 
   private explain(error: string): string {
@@ -190,7 +266,7 @@ export class PolicyEvaluator {
     this.closed = true;
     for (const slot of this.slots) {
       slot.current?.settle(new PolicyError('service_error', 'the policy evaluator was closed'));
-      void slot.worker.terminate();
+      slot.child.kill('SIGKILL');
     }
     this.slots.clear();
     this.idle.length = 0;

@@ -3,9 +3,9 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /**
- * A long-lived worker thread of the PolicyEvaluator pool: evaluates compiled
- * policies one at a time and keeps the most recently used ones instantiated,
- * so a warm policy costs only its evaluation. The pool terminates the thread
+ * The thread that evaluates, inside a policy host process (policy-host.ts):
+ * compiled policies one at a time, the most recently used kept instantiated,
+ * so a warm policy costs only its evaluation. The host terminates the thread
  * when an evaluation runs over its budget.
  */
 export interface EvaluationMessage {
@@ -13,8 +13,8 @@ export interface EvaluationMessage {
   hash: string;
   wasm: Uint8Array;
   entrypoint: string;
-  /** JSON text, stringified by the caller. */
-  input: string;
+  /** JSON text as UTF-8. */
+  input: Uint8Array;
   data: unknown;
 }
 
@@ -22,11 +22,13 @@ export type EvaluationReply = { seq: number; result: unknown } | { seq: number; 
 
 type LoadedPolicy = Awaited<ReturnType<typeof loadPolicy>>;
 
-const { policiesKept, memoryPages, nice } = workerData as {
+export interface WorkerSettings {
   policiesKept: number;
   memoryPages: number;
   nice: number;
-};
+}
+
+const { policiesKept, memoryPages, nice } = workerData as WorkerSettings;
 // On Linux a nice value is the thread's own: the tenant's program yields the cores to serving (ADR 0005).
 if (nice > 0) {
   try {
@@ -54,8 +56,10 @@ parentPort!.on('message', (message: EvaluationMessage) => {
   policyFor(message)
     .then((policy) => {
       policy.setData(message.data as object);
-      const input = new TextEncoder().encode(message.input).buffer;
-      const out = policy.evaluate(input, message.entrypoint) as { result?: unknown }[];
+      const { input } = message;
+      const whole = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength;
+      const bytes = whole ? input.buffer : input.slice().buffer;
+      const out = policy.evaluate(bytes, message.entrypoint) as { result?: unknown }[];
       parentPort!.postMessage({ seq: message.seq, result: out[0]?.result } satisfies EvaluationReply);
     })
     .catch((error: unknown) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { SqliteEventStore } from '#des/event-store';
+import { eventSize, SqliteEventStore } from '#des/event-store';
 import { FlowTimeMachine, flowStream } from '#des/flows';
 import { TrailTimeMachine } from './trail-time-machine';
 import { trailStream } from './trail.events';
@@ -65,8 +65,13 @@ describe('TrailTimeMachine', () => {
     assert.deepEqual(Object.keys(at4.view!.attestations), ['check-0', 'check-1']);
     assert.equal(at4.template, null, 'the template came later');
     assert.equal((await kept.at('o', 'f', 't', 6)).template?.trail?.attestations?.[0].name, 'check-0');
-    assert.deepEqual(await kept.at('o', 'f', 't', 0), { view: null, template: null, flowExists: false });
-    assert.deepEqual(await kept.at('o', 'f', 't', 1), { view: null, template: null, flowExists: true });
+    const none = { view: null, template: null, bytes: 0 };
+    assert.deepEqual(await kept.at('o', 'f', 't', 0), { ...none, flowExists: false });
+    assert.deepEqual(await kept.at('o', 'f', 't', 1), { ...none, flowExists: true });
+    // The trail's events as stored, counted while folding (an evaluation's input bound).
+    const stored = await store.readStream(trailStream('o', 'f', 't'), { untilRecordedAt: 5_000_000 });
+    assert.equal(stored.length, 4);
+    assert.equal((await kept.at('o', 'f', 't', 5)).bytes, stored.map(eventSize).reduce((a, b) => a + b));
     await store.close();
   });
 

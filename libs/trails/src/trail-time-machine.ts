@@ -11,6 +11,8 @@ export interface TrailAt {
   view: TrailView | null;
   template: FlowTemplate | null;
   flowExists: boolean;
+  /** The stored bytes of the trail's events folded (what assembling it for a policy costs, about). */
+  bytes: number;
 }
 
 /**
@@ -37,7 +39,7 @@ export class TrailTimeMachine {
           { type: e.type, data: e.data } as TrailEvent,
           e.recordedAt,
         ),
-      { max: 5_000, maxSize: 5_000_000, weight },
+      { max: 5_000, maxSize: 5_000_000, weight, measure: true },
     );
   }
 
@@ -78,7 +80,7 @@ export class TrailTimeMachine {
         flowAt,
         this.trails.at(trailStream(org, flow, trail), until),
       ]);
-      answers.push({ view: trailFold.value, template, flowExists: exists });
+      answers.push({ view: trailFold.value, template, flowExists: exists, bytes: trailFold.bytes });
     }
     return answers;
   }
