@@ -41,4 +41,26 @@ export class MongoBlobs {
     }
     return Buffer.concat(chunks);
   }
+
+  /**
+   * The bytes kept under `name` as a stream read chunk by chunk as the
+   * reader takes them (the driver fetches the next chunks when it needs
+   * them), with their size; null when there is none.
+   */
+  async open(name: string): Promise<{ size: number; stream: Readable } | null> {
+    const file = await this.entry(name);
+    return file && { size: file.length, stream: this.bucket.openDownloadStream(file._id) };
+  }
+
+  /** The size of the file kept under `name`, or null. */
+  async sizeOf(name: string): Promise<number | null> {
+    return (await this.entry(name))?.length ?? null;
+  }
+
+  private async entry(name: string) {
+    const [file] = await this.bucket
+      .find({ filename: name }, { limit: 1, sort: { uploadDate: 1 } })
+      .toArray();
+    return file ?? null;
+  }
 }
