@@ -5,7 +5,7 @@ import type { Response } from 'express';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { flowStream } from '#des/flows';
 import { type BundleFile, EvidenceBundles, jsonFile } from '#des/ledger';
-import { ApiError, ApiFileResponse, Requires, VALIDATION_FAILED } from '#des/platform';
+import { ApiError, ApiFileResponse, Requires, sendStream, VALIDATION_FAILED } from '#des/platform';
 import { TrailAuditPdf, trailFileName, trailStream } from '#des/trails';
 import { type Change, type GapKind, populationSha256, sampleOf, withAnyGap } from './change-population';
 import { ChangePopulation } from './change-population.service';
@@ -112,8 +112,9 @@ export class ChangesBundleController {
       .setHeader(
         'Content-Disposition',
         `attachment; filename="${org}-changes${sampled ? '-sample' : ''}-bundle.zip"`,
-      );
-    res.send(zip);
+      )
+      .setHeader('Content-Length', String(zip.size));
+    await sendStream(res, zip.stream());
   }
 }
 
