@@ -11,6 +11,7 @@ import {
   AtQuery,
   AttachmentStore,
   EVENT_STORE,
+  Heavy,
   pinnedNow,
   Requires,
   sendStream,
@@ -37,6 +38,7 @@ export class TrailBundleController {
   ) {}
 
   @Get('trails/:org/:flow/:trail/bundle')
+  @Heavy()
   @ApiOperation({
     operationId: 'getTrailBundle',
     summary: "Download a trail's evidence bundle (zip), verifiable offline with the verify.mjs it holds",
