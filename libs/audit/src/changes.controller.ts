@@ -13,7 +13,7 @@ import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { HeavyOperations, Requires } from '#des/platform';
+import { ApiHeavyRefusal, HeavyOperations, Requires } from '#des/platform';
 import {
   type Change,
   type GapKind,
@@ -47,6 +47,7 @@ export class ChangesController {
   @Get(':org/changes')
   @ApiOperation({ operationId: 'listChanges', summary: 'The change population of a period' })
   @Requires('reader')
+  @ApiHeavyRefusal()
   @ApiProduces('application/json', 'text/csv')
   @ApiOkResponse({
     description:

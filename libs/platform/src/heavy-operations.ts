@@ -1,4 +1,5 @@
 import {
+  applyDecorators,
   type CallHandler,
   type ExecutionContext,
   Inject,
@@ -6,6 +7,7 @@ import {
   type NestInterceptor,
   UseInterceptors,
 } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 import { ApiError } from './api-error';
@@ -117,5 +119,15 @@ export class HeavyOperationInterceptor implements NestInterceptor {
   }
 }
 
+/** Declares a heavy operation's refusal in the API document (GETs are otherwise never answered 429). */
+export const ApiHeavyRefusal = () =>
+  ApiResponse({
+    status: 429,
+    description:
+      "Over the organization's heavy answers in flight (bundles, PDFs, CSV exports: `errors.heavyOperations`, docs/limits.md)",
+    headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds' } },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+  });
+
 /** Marks a route (with an `:org` parameter) as a heavy operation: capped per organization and per process. */
-export const Heavy = () => UseInterceptors(HeavyOperationInterceptor);
+export const Heavy = () => applyDecorators(UseInterceptors(HeavyOperationInterceptor), ApiHeavyRefusal());

@@ -67,7 +67,13 @@ export { ReadModelProgress } from './read-model-progress';
 export { TokenBuckets } from './token-buckets';
 export { CONFIG, EVENT_STORE, JOBS, PDF_RENDERER, PROJECTION_PROGRESS, READ_STORE, ROLE } from './tokens';
 export { UploadAdmission } from './upload-admission';
-export { Heavy, HeavyOperationCounts, HeavyOperationInterceptor, HeavyOperations } from './heavy-operations';
+export {
+  ApiHeavyRefusal,
+  Heavy,
+  HeavyOperationCounts,
+  HeavyOperationInterceptor,
+  HeavyOperations,
+} from './heavy-operations';
 export { NAME_PATTERN, NAME_PATTERN_MESSAGE, validationPipe } from './validation';
 export { ApiFileResponse } from './api-responses';
 export {
