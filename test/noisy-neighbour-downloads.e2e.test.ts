@@ -30,8 +30,12 @@ const ATTESTATIONS: Record<Mode, string[]> = {
   server: ['large-1'],
 };
 const STALLED_DOWNLOADS = 16;
-/** Far below what the stalled answers held whole (≈ 380 MB); well above what streaming holds. */
-const STREAMED_RSS_GROWTH = 64 * MB;
+/**
+ * Far below what the stalled answers held whole, well above what streaming holds. Measured: held
+ * whole, 185 MB embedded and 39 MB in server mode (its bundles smaller, its files slower to come, so
+ * fewer held at once); streamed, under 1 MB and 6 MB.
+ */
+const STREAMED_RSS_GROWTH: Record<Mode, number> = { embedded: 64 * MB, server: 24 * MB };
 /** Heavy answers in flight in the process, all organizations together (DES_HEAVY_OPERATIONS). */
 const PROCESS_HEAVY = 2;
 
@@ -131,8 +135,8 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         `# RSS growth with ${STALLED_DOWNLOADS} + 2 stalled answers: ${(growth / MB).toFixed(1)} MB`,
       );
       assert.ok(
-        growth < STREAMED_RSS_GROWTH,
-        `RSS grew ${(growth / MB).toFixed(1)} MB (bound ${STREAMED_RSS_GROWTH / MB} MB)`,
+        growth < STREAMED_RSS_GROWTH[mode],
+        `RSS grew ${(growth / MB).toFixed(1)} MB (bound ${STREAMED_RSS_GROWTH[mode] / MB} MB)`,
       );
 
       // Read at last, each answer is whole and right.
