@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PDF_RENDERER } from '#des/platform';
 import type { ChromiumPdfRenderer } from '#des/reports';
-import { Mode, startApp, TestApp } from './support/app';
+import { Mode, modeEnv, startApp, TestApp } from './support/app';
 import { checkpointCovering } from './support/ledger';
 import { binary, textOf } from './support/pdf';
 
@@ -13,7 +13,11 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
   describe(`trail audit PDF (${mode} mode)`, () => {
     let t: TestApp;
     before(async () => {
-      t = await startApp({ mode });
+      // Seven reports of one organization render at once below: over its default of heavy answers in flight.
+      t = await startApp({
+        mode,
+        env: await modeEnv(mode, { DES_ORG_HEAVY_OPERATIONS: '8', DES_HEAVY_OPERATIONS: '8' }),
+      });
       await t.http.put('/api/v2/flows/acme').send({ name: 'payments' });
       await t.http.put('/api/v2/trails/acme/payments').send({
         name: 'release-7',

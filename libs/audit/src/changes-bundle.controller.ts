@@ -5,7 +5,7 @@ import type { Response } from 'express';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { flowStream } from '#des/flows';
 import { type BundleFile, EvidenceBundles, jsonFile } from '#des/ledger';
-import { ApiError, ApiFileResponse, Requires, VALIDATION_FAILED } from '#des/platform';
+import { ApiError, ApiFileResponse, Heavy, Requires, sendStream, VALIDATION_FAILED } from '#des/platform';
 import { TrailAuditPdf, trailFileName, trailStream } from '#des/trails';
 import { type Change, type GapKind, populationSha256, sampleOf, withAnyGap } from './change-population';
 import { ChangePopulation } from './change-population.service';
@@ -33,6 +33,7 @@ export class ChangesBundleController {
   ) {}
 
   @Get(':org/changes/bundle')
+  @Heavy()
   @ApiOperation({
     operationId: 'getChangesBundle',
     summary: 'Download the change population, or a sample of it, as an evidence bundle (zip)',
@@ -112,8 +113,9 @@ export class ChangesBundleController {
       .setHeader(
         'Content-Disposition',
         `attachment; filename="${org}-changes${sampled ? '-sample' : ''}-bundle.zip"`,
-      );
-    res.send(zip);
+      )
+      .setHeader('Content-Length', String(zip.size));
+    await sendStream(res, zip.stream());
   }
 }
 

@@ -11,8 +11,9 @@ import {
 } from '@nestjs/swagger';
 import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
-import { once } from 'node:events';
-import { Requires } from '#des/platform';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ApiHeavyRefusal, HeavyOperations, Requires } from '#des/platform';
 import {
   type Change,
   type GapKind,
@@ -38,11 +39,15 @@ const CSV_CHUNK = 500;
 @ApiBasicAuth('basic')
 @Controller('audit')
 export class ChangesController {
-  constructor(private readonly population: ChangePopulation) {}
+  constructor(
+    private readonly population: ChangePopulation,
+    private readonly heavy: HeavyOperations,
+  ) {}
 
   @Get(':org/changes')
   @ApiOperation({ operationId: 'listChanges', summary: 'The change population of a period' })
   @Requires('reader')
+  @ApiHeavyRefusal()
   @ApiProduces('application/json', 'text/csv')
   @ApiOkResponse({
     description:
@@ -59,28 +64,33 @@ export class ChangesController {
     @Req() req: Request,
     @Res() res: Response,
   ) {
+    const csv = req.accepts(['application/json', 'text/csv']) === 'text/csv';
+    const gaps = (query.gaps?.split(',') ?? []) as GapKind[];
+    // The whole population written out, or evidenced to find its gaps: a heavy operation.
+    if (csv || gaps.length) await this.heavy.admit(org, res);
     const scope = await this.population.scope(org, query);
     const all = await this.population.started(org, scope);
     const sha = populationSha256(all.map((c) => c.id));
-    const gaps = (query.gaps?.split(',') ?? []) as GapKind[];
     const listed = withAnyGap(gaps);
-    if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {
+    if (csv) {
       res.status(200).type('text/csv; charset=utf-8');
       res.setHeader('Content-Disposition', `attachment; filename="${org}-changes.csv"`);
       res.setHeader('X-Population-At', String(scope.at));
       res.setHeader('X-Population-Total', String(all.length));
       res.setHeader('X-Population-SHA256', sha);
-      const csv = stringify({ header: true, columns: [...CHANGE_COLUMNS] });
-      csv.pipe(res);
-      try {
-        for await (const chunk of this.evidenced(org, all, scope.at)) {
-          for (const change of chunk.filter(listed)) {
-            if (!csv.write(changeRow(change))) await once(csv, 'drain');
-          }
-        }
-      } finally {
-        csv.end();
-      }
+      const chunks = this.evidenced(org, all, scope.at)[Symbol.asyncIterator]();
+      // Read before the first byte goes, so that an outage then is still answered with its status.
+      const first = await chunks.next();
+      const rows = async function* () {
+        for (let chunk = first; !chunk.done; chunk = await chunks.next())
+          for (const change of chunk.value.filter(listed)) yield changeRow(change);
+      };
+      // Row by row with back-pressure; a client that leaves ends the reading of the evidence.
+      await pipeline(
+        Readable.from(rows()),
+        stringify({ header: true, columns: [...CHANGE_COLUMNS] }),
+        res,
+      ).catch(() => undefined);
       return;
     }
     const page = query.page ?? 1;

@@ -10,6 +10,7 @@ import {
   AtQuery,
   EVENT_STORE,
   IsInstant,
+  Heavy,
   PDF_RENDERER,
   periodOf,
   pinnedNow,
@@ -59,6 +60,7 @@ export class EnvironmentReportController {
   ) {}
 
   @Get(':org/:env/audit_pdf')
+  @Heavy()
   @ApiOperation({
     operationId: 'getEnvironmentReportPdf',
     summary: "Download an environment's audit report as PDF",

@@ -38,6 +38,8 @@ export interface TenantLimits {
   evaluationConcurrency: number;
   /** Evaluations requested and not yet finished (refused 429 with Retry-After past it). */
   pendingEvaluations: number;
+  /** Heavy answers (bundles, PDFs, CSV exports) of the organization in flight at once, per API process (429 past it). */
+  heavyOperations: number;
 }
 
 export const TENANT_LIMIT_NAMES = [
@@ -51,4 +53,5 @@ export const TENANT_LIMIT_NAMES = [
   'deliveryConcurrency',
   'evaluationConcurrency',
   'pendingEvaluations',
+  'heavyOperations',
 ] as const satisfies readonly (keyof TenantLimits)[];

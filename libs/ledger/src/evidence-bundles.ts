@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { zipSync, type Zippable } from 'fflate';
 import { randomUUID, createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import {
   canonicalTextOf,
@@ -34,6 +34,7 @@ import {
 import { LedgerSequencerService, ledgerSigner, storedAsWritten } from './ledger-sequencer.service';
 import { inclusionProof, leafHash } from './merkle';
 import { signNote } from './signed-note';
+import { type StreamedMember, StreamedZip } from './streamed-zip';
 import { leafIndexes, withKeptTree } from './tree-sequencer';
 
 /** The format `verify.mjs` checks (manifest.json's `format`). */
@@ -43,11 +44,22 @@ const CHECKPOINT_WAIT_MS = 15_000;
 const POLL_MS = 100;
 const ZIP_EPOCH_MS = Date.UTC(1980, 0, 2);
 
-/** A file of the bundle, under the path it has in the zip. */
-export interface BundleFile {
-  path: string;
-  bytes: Buffer;
+/**
+ * A file of the bundle, under the path it has in the zip: its bytes, or (a
+ * kept attachment) its size, its SHA-256 and how to read it when its turn
+ * in the zip comes, so that it is never held whole.
+ */
+export type BundleFile = { path: string; bytes: Buffer } | ({ sha256: string } & StreamedMember);
+
+/** A bundle ready to send: its length, and its bytes as they are read. */
+export interface BundleZip {
+  size: number;
+  manifestSha256: string;
+  stream(): Readable;
 }
+
+/** Bytes of the zip buffered ahead of a client that reads slowly. */
+const ZIP_HIGH_WATER_MARK = 256 * 1024;
 
 /** A record of a bundle: its JSON, indented as people read it. */
 export const jsonFile = (path: string, value: unknown): BundleFile => ({
@@ -133,7 +145,7 @@ export class EvidenceBundles {
     positions?: number[];
     files: BundleFile[];
     metadata: EventMetadata;
-  }): Promise<Buffer> {
+  }): Promise<BundleZip> {
     const { org, subject, at } = input;
     const events = await this.eventsOf(org, input.streams, input.positions ?? [], at);
     const { checkpoint, proven } = await this.prove(org, events);
@@ -165,11 +177,13 @@ export class EvidenceBundles {
             root_hash: checkpoint.root_hash,
           },
           events: proven.length,
-          members: members.map(({ path, bytes }) => ({
-            path,
-            size: bytes.length,
-            sha256: createHash('sha256').update(bytes).digest('hex'),
-          })),
+          members: await Promise.all(
+            members.map(async (member) =>
+              'bytes' in member
+                ? { path: member.path, size: member.bytes.length, sha256: await sha256Of(member.bytes) }
+                : { path: member.path, size: member.size, sha256: member.sha256 },
+            ),
+          ),
         },
         null,
         2,
@@ -177,12 +191,20 @@ export class EvidenceBundles {
     );
     const manifestSha256 = createHash('sha256').update(manifest).digest('hex');
     const signature = signNote(`${checkpoint.origin} evidence bundle\nsha256:${manifestSha256}\n`, signer);
-    const zippable: Zippable = { 'manifest.json': manifest, 'manifest.sig': text(signature) };
-    for (const { path, bytes } of members)
-      // PDFs and attachments are mostly compressed already: stored, they cost no time.
-      zippable[path] = [bytes, { level: /\.(json|jsonl|txt|mjs)$/.test(path) ? 6 : 0 }];
-    // Members are dated the instant shown; a zip dates nothing before 1980 (DOS time).
-    const zip = Buffer.from(zipSync(zippable, { mtime: new Date(Math.max(at * 1000, ZIP_EPOCH_MS)) }));
+    const zip = await StreamedZip.of(
+      [
+        { path: 'manifest.json', bytes: manifest, deflate: true },
+        { path: 'manifest.sig', bytes: text(signature), deflate: true },
+        ...members.map((member) =>
+          'bytes' in member
+            ? // PDFs and attachments are mostly compressed already: stored, they cost no time.
+              { ...member, deflate: /\.(json|jsonl|txt|mjs)$/.test(member.path) }
+            : member,
+        ),
+      ],
+      // Members are dated the instant shown; a zip dates nothing before 1980 (DOS time).
+      new Date(Math.max(at * 1000, ZIP_EPOCH_MS)),
+    );
     await this.commands.execute(
       new RecordBundleExport(
         org,
@@ -192,12 +214,16 @@ export class EvidenceBundles {
           manifest_sha256: manifestSha256,
           tree_size: checkpoint.tree_size,
           events: proven.length,
-          bytes: zip.length,
+          bytes: zip.size,
         },
         input.metadata,
       ),
     );
-    return zip;
+    return {
+      size: zip.size,
+      manifestSha256,
+      stream: () => Readable.from(zip.bytes(), { objectMode: false, highWaterMark: ZIP_HIGH_WATER_MARK }),
+    };
   }
 
   /**
@@ -303,4 +329,15 @@ export class EvidenceBundles {
       );
     return stamped ?? (Date.now() >= deadline ? latest : undefined);
   }
+}
+
+/** The SHA-256 (hex) of `bytes`, a slice at a time, giving the loop a turn between slices of a large one. */
+async function sha256Of(bytes: Buffer): Promise<string> {
+  const SLICE = 4 * 1024 * 1024;
+  const hash = createHash('sha256');
+  for (let at = 0; at < bytes.length; at += SLICE) {
+    hash.update(bytes.subarray(at, at + SLICE));
+    if (at + SLICE < bytes.length) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return hash.digest('hex');
 }

@@ -1,6 +1,12 @@
 /** What `#des/ledger` publishes to the other libraries, the apps and the tests; the rest is its own. */
 export { EvidenceBundlesModule, ledgerFeature, LedgerSequencerModule } from './ledger.module';
-export { BUNDLE_FORMAT, EvidenceBundles, jsonFile, type BundleFile } from './evidence-bundles';
+export {
+  BUNDLE_FORMAT,
+  EvidenceBundles,
+  jsonFile,
+  type BundleFile,
+  type BundleZip,
+} from './evidence-bundles';
 export { type BundleSubject } from './bundle-export.decider';
 export { runBundleVerifier } from './verify-bundle-file';
 export {

@@ -1,5 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { dirname, join } from 'node:path';
 import type { Config } from './config';
 import type { StreamedFile } from './streamed-upload';
@@ -88,6 +90,34 @@ export class AttachmentStore implements OnModuleInit {
     if (!SHA256.test(sha256)) return null;
     if (this.shared) return this.shared.get(sha256);
     return readFile(this.path(sha256)).catch(() => null);
+  }
+
+  /**
+   * The bytes kept under a digest as a stream read from disk (or the shared
+   * store) as its reader takes them, with their size, or null. A reader that
+   * stops reading holds a few chunks, never the file: pipe it with
+   * back-pressure (`pipeline`), and destroy it when the reader goes.
+   */
+  async open(sha256: string): Promise<{ size: number; stream: Readable } | null> {
+    if (!SHA256.test(sha256)) return null;
+    if (this.shared) return this.shared.open(sha256);
+    // Opened first, then sized and read through the same descriptor: the file cannot go in between.
+    const handle = await open(this.path(sha256), 'r').catch(() => null);
+    if (!handle) return null;
+    try {
+      const { size } = await handle.stat();
+      return { size, stream: createReadStream('', { fd: handle, autoClose: true }) };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /** The size of the bytes kept under a digest, or null. */
+  async sizeOf(sha256: string): Promise<number | null> {
+    if (!SHA256.test(sha256)) return null;
+    if (this.shared) return this.shared.sizeOf(sha256);
+    return (await stat(this.path(sha256)).catch(() => null))?.size ?? null;
   }
 
   /** Where the bytes kept under a digest are (whether or not they are). */

@@ -89,6 +89,8 @@ export interface Config {
   tenantLimits: TenantLimits;
   /** Budgets of tenants' jq rules and JSON schemas (see tenant-programs.ts). */
   tenantPrograms: TenantProgramsConfig;
+  /** Heavy answers (bundles, PDFs, CSV exports) in flight at once in this process, all organizations together. */
+  heavyOperations: number;
   /** Server mode: queries one organization may have in flight at the read-model server from one process (ADR 0017). */
   orgConcurrentReads: number;
   /**
@@ -396,6 +398,12 @@ export const SETTINGS = {
     30_000,
     'how long a failing target is skipped',
   ),
+  heavyOperations: integer(
+    'DES_HEAVY_OPERATIONS',
+    6,
+    'heavy answers (bundles, PDFs, CSV exports) in flight at once in one API process, all organizations together',
+    { min: 1 },
+  ),
   orgConcurrentReads: integer(
     'DES_ORG_CONCURRENT_READS',
     8,
@@ -508,6 +516,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     tenantLimits,
     tenantPrograms,
+    heavyOperations: s.heavyOperations,
     orgConcurrentReads: s.orgConcurrentReads,
     pdfTagged: s.pdfTagged,
     faultKillAfterWrites: s.faultKillAfterWrites,

@@ -5,6 +5,8 @@ export { AtQuery, IsInstant, periodOf } from './at-query';
 export { safeCell } from './csv-cell';
 export { pinnedNow } from './pinned-now';
 export { AttachmentStore } from './attachment-store';
+export { sendStream } from './streamed-download';
+export { jsonPieces, sendJson } from './streamed-json';
 export { runBackgroundProcess } from './background-process';
 export { STORED_YAML, YAML_LIMITS, YamlRefusal, parseBoundedYaml, type YamlLimits } from './bounded-yaml';
 export { codeFingerprint } from './code-fingerprint';
@@ -66,6 +68,13 @@ export { ReadModelProgress } from './read-model-progress';
 export { TokenBuckets } from './token-buckets';
 export { CONFIG, EVENT_STORE, JOBS, PDF_RENDERER, PROJECTION_PROGRESS, READ_STORE, ROLE } from './tokens';
 export { UploadAdmission } from './upload-admission';
+export {
+  ApiHeavyRefusal,
+  Heavy,
+  HeavyOperationCounts,
+  HeavyOperationInterceptor,
+  HeavyOperations,
+} from './heavy-operations';
 export { NAME_PATTERN, NAME_PATTERN_MESSAGE, validationPipe } from './validation';
 export { ApiFileResponse } from './api-responses';
 export {

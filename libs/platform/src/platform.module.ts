@@ -1,6 +1,7 @@
 import { ServiceKey } from './service-key';
 import { AttachmentStore } from './attachment-store';
 import { UploadAdmission } from './upload-admission';
+import { HeavyOperations } from './heavy-operations';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TerminusModule } from '@nestjs/terminus';
@@ -71,6 +72,7 @@ export class PlatformModule {
         ReadModelsAt,
         AttachmentStore,
         UploadAdmission,
+        HeavyOperations,
         ServiceKey,
         // The configured defaults and nothing counted, until the accounts feature plugs in what it keeps per organization.
         TenantSources,
@@ -95,6 +97,7 @@ export class PlatformModule {
         ReadModelsAt,
         AttachmentStore,
         UploadAdmission,
+        HeavyOperations,
         ServiceKey,
         TENANT_LIMITS,
         TENANT_USAGE,

@@ -57,6 +57,12 @@ export const TENANT_LIMIT_DEFAULTS: Record<
     value: 20,
     meaning: "an organization's evaluations requested and not finished",
   },
+  heavyOperations: {
+    env: 'DES_ORG_HEAVY_OPERATIONS',
+    value: 2,
+    meaning:
+      "an organization's heavy answers (bundles, PDFs, CSV exports) in flight at once, per API process",
+  },
 };
 
 /** Each limit's setting: an integer ≥ 0 from its variable (see settings.ts). */

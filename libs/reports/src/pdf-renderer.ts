@@ -78,6 +78,14 @@ export class ChromiumPdfRenderer implements PdfRenderer {
         executablePath: this.options.executablePath ?? chromiumPath(),
         headless: true,
         userDataDir: this.profile,
+        // DevTools over a pipe (fds 3 and 4), not a port: when this process dies, however it dies
+        // (SIGKILL included), the pipe closes and Chromium exits with it, taking its children along.
+        pipe: true,
+        // The service's own shutdown closes the browser: puppeteer's handlers would kill it on
+        // SIGINT/SIGTERM/SIGHUP before the requests in flight finish (and exit on SIGINT themselves).
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
         args: [
           '--no-sandbox',
           '--disable-gpu',

@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiError, AtQuery, AttachmentStore, Requires } from '#des/platform';
+import { ApiError, AtQuery, AttachmentStore, Requires, sendStream } from '#des/platform';
 import type { AttachmentRef } from './trail.events';
 import { TrailReads } from './trail-reads';
 import type { TrailView } from './trail.view';
@@ -60,13 +60,14 @@ export class TrailAttachmentsController {
       ? attachmentsOf(view).find((a) => a.sha256 === sha256)
       : undefined;
     if (!file) throw new ApiError(404, 'Attachment not found');
-    const bytes = await this.attachments.get(sha256);
-    if (!bytes) throw new ApiError(404, 'Attachment not found');
+    const kept = await this.attachments.open(sha256);
+    if (!kept) throw new ApiError(404, 'Attachment not found');
     res
       .status(200)
       .type('application/octet-stream')
+      .setHeader('Content-Length', String(kept.size))
       .setHeader('Content-Disposition', `attachment; filename="${file.filename.replace(/[^\w.-]/g, '_')}"`)
       .setHeader('Cache-Control', 'private, max-age=31536000, immutable');
-    res.send(bytes);
+    await sendStream(res, kept.stream);
   }
 }

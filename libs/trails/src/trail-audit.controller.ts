@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiFileResponse, AtQuery, EVENT_STORE, pinnedNow, Requires } from '#des/platform';
+import { ApiFileResponse, AtQuery, EVENT_STORE, Heavy, pinnedNow, Requires } from '#des/platform';
 import type { EventStore } from '#des/event-store';
 import { TrailAuditPdf, trailFileName } from './trail-audit-pdf';
 
@@ -18,6 +18,7 @@ export class TrailAuditController {
 
   /** Endpoint 13: the trail audit report as PDF. */
   @Get('trails/:org/:flow/:trail/audit_pdf')
+  @Heavy()
   @ApiOperation({ operationId: 'getTrailAuditPdf', summary: "Download a trail's audit report as PDF" })
   @Requires('reader')
   @ApiProduces('application/pdf')

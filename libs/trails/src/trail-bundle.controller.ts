@@ -11,8 +11,10 @@ import {
   AtQuery,
   AttachmentStore,
   EVENT_STORE,
+  Heavy,
   pinnedNow,
   Requires,
+  sendStream,
 } from '#des/platform';
 import { attachmentsOf } from './trail-attachments.controller';
 import { TrailAuditPdf, trailFileName } from './trail-audit-pdf';
@@ -36,6 +38,7 @@ export class TrailBundleController {
   ) {}
 
   @Get('trails/:org/:flow/:trail/bundle')
+  @Heavy()
   @ApiOperation({
     operationId: 'getTrailBundle',
     summary: "Download a trail's evidence bundle (zip), verifiable offline with the verify.mjs it holds",
@@ -76,9 +79,15 @@ export class TrailBundleController {
     for (const file of attachmentsOf(view)) {
       if (seen.has(file.sha256)) continue;
       seen.add(file.sha256);
-      const bytes = await this.attachments.get(file.sha256);
-      if (!bytes) throw new ApiError(500, `Attachment ${file.sha256} is missing from the attachment store`);
-      files.push({ path: `attachments/${file.sha256}/${file.filename.replace(/[^\w.-]/g, '_')}`, bytes });
+      const { sha256 } = file;
+      const size = await this.attachments.sizeOf(sha256);
+      if (size === null) throw missing(sha256);
+      files.push({
+        path: `attachments/${sha256}/${file.filename.replace(/[^\w.-]/g, '_')}`,
+        sha256,
+        size,
+        open: async () => (await this.attachments.open(sha256))?.stream ?? Promise.reject(missing(sha256)),
+      });
     }
     const zip = await this.bundles.export({
       org,
@@ -91,7 +100,11 @@ export class TrailBundleController {
     res
       .status(200)
       .type('application/zip')
+      .setHeader('Content-Length', String(zip.size))
       .setHeader('Content-Disposition', `attachment; filename="${trailFileName(flow, trail, 'bundle.zip')}"`);
-    res.send(zip);
+    await sendStream(res, zip.stream());
   }
 }
+
+const missing = (sha256: string) =>
+  new ApiError(500, `Attachment ${sha256} is missing from the attachment store`);

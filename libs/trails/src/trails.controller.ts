@@ -11,6 +11,7 @@ import {
   PageQuery,
   ReadModelsAt,
   Requires,
+  sendJson,
 } from '#des/platform';
 import { docReads } from '#des/read-store';
 import { withoutInternals } from '#des/projections';
@@ -164,13 +165,16 @@ export class TrailsController {
     @Param('trail') trail: string,
     @Query() query: AtQuery,
     @Req() req: Request,
-  ): Promise<TrailShownView> {
+    @Res() res: Response,
+  ): Promise<void> {
     const { view, template } = await this.trailReads.trailView(org, flow, trail, query.at);
-    return {
+    const shown: TrailShownView = {
       ...trailAsShown(view, template),
       events: await this.timeline.kosliEvents(org, flow, trail, query.at),
       html_url: trailUrl(req, org, flow, trail, query.at),
     };
+    // A trail of many large attestations is tens of MB of JSON: written in slices, not in one go.
+    await sendJson(res, shown);
   }
 
   @Get('trails/:org/:flow/:trail/events')

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { jsonPieces } from './streamed-json';
+
+describe('jsonPieces', () => {
+  const cases: unknown[] = [
+    null,
+    0,
+    'text "quoted" \u2028',
+    [],
+    {},
+    [1, undefined, () => 1, Symbol('s'), null, { a: undefined }],
+    { a: 1, b: undefined, c: () => 1, d: [{ e: { f: { g: { h: [1, 2, { i: 'deep' }] } } } }] },
+    { when: new Date(0), nested: { when: new Date(1) }, list: [new Date(2)] },
+    { 'key "with" quotes': { '': '' }, '\n': [[[[[[]]]]]] },
+    {
+      attestations: Object.fromEntries(
+        Array.from({ length: 50 }, (_, i) => [`a${i}`, { n: i, data: 'x'.repeat(i) }]),
+      ),
+    },
+  ];
+  it('writes the same text as JSON.stringify, in pieces', () => {
+    for (const value of cases) assert.equal([...jsonPieces(value)].join(''), JSON.stringify(value));
+  });
+  it('writes a large object member by member: no piece holds more than one member deep down', () => {
+    const large = {
+      attestations: Object.fromEntries(
+        Array.from({ length: 100 }, (_, i) => [`a${i}`, { data: 'x'.repeat(10_000) }]),
+      ),
+    };
+    const pieces = [...jsonPieces(large)];
+    assert.ok(pieces.length > 100);
+    assert.ok(Math.max(...pieces.map((p) => p.length)) < 20_000);
+  });
+});

@@ -1,0 +1,84 @@
+import type { Response } from 'express';
+
+/** Text written to the socket at a time; the loop gets a turn between two. */
+const SLICE_CHARS = 64 * 1024;
+/** How deep objects and arrays are written member by member; below, a member is stringified whole. */
+const STREAMED_DEPTH = 4;
+
+const skipped = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+
+/**
+ * `JSON.stringify(value)`, the same text, in pieces: objects and arrays down
+ * to `depth` levels are written member by member, deeper values whole (one
+ * attestation, one event: each bounded by what one write may carry).
+ */
+export function* jsonPieces(value: unknown, depth = STREAMED_DEPTH): Generator<string> {
+  if (
+    depth === 0 ||
+    value === null ||
+    typeof value !== 'object' ||
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  ) {
+    yield JSON.stringify(value) ?? 'null';
+    return;
+  }
+  if (Array.isArray(value)) {
+    yield '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) yield ',';
+      if (skipped(value[i])) yield 'null';
+      else yield* jsonPieces(value[i], depth - 1);
+    }
+    yield ']';
+    return;
+  }
+  yield '{';
+  let first = true;
+  for (const [key, member] of Object.entries(value)) {
+    if (skipped(member)) continue;
+    yield `${first ? '' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    yield* jsonPieces(member, depth - 1);
+  }
+  yield '}';
+}
+
+/**
+ * Answers 200 with `value` as JSON written in slices with back-pressure: a
+ * large answer (a trail of many large attestations) never holds the loop for
+ * its whole serialization, and is never in memory as one string; a client
+ * that reads slowly holds a slice or two. The same text as `res.json`.
+ */
+export async function sendJson(res: Response, value: unknown): Promise<void> {
+  res.status(200).type('application/json; charset=utf-8');
+  let pending = '';
+  for (const piece of jsonPieces(value)) {
+    pending += piece;
+    if (pending.length < SLICE_CHARS) continue;
+    if (!(await sendSlice(res, pending))) return;
+    pending = '';
+  }
+  if (pending && !(await sendSlice(res, pending))) return;
+  res.end();
+}
+
+/** Writes one slice; waits for the socket to take it when it is full, and yields the loop; false once the client left. */
+async function sendSlice(res: Response, text: string): Promise<boolean> {
+  if (res.destroyed) return false;
+  if (!res.write(text, 'utf8')) return drainedOrClosed(res);
+  await new Promise((resolve) => setImmediate(resolve));
+  return !res.destroyed;
+}
+
+/** true once the socket takes more; false if the client left first. */
+function drainedOrClosed(res: Response): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (drained: boolean) => {
+      res.off('drain', onDrain).off('close', onClose);
+      resolve(drained);
+    };
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    res.on('drain', onDrain).on('close', onClose);
+  });
+}
