@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startApp, TestApp } from './support/app';
+import { modeEnv, startApp, TestApp } from './support/app';
 
 /**
  * Issue 49: an environment report or a Kosli search costs work in the size
@@ -32,13 +32,13 @@ describe('environment reports and Kosli search: bounded in the tenant’s data s
   before(async () => {
     t = await startApp({
       mode: 'embedded',
-      env: {
+      env: await modeEnv('embedded', {
         DES_MAX_REPORT_DIGESTS_PER_POD: String(LIMITS.digestsPerPod),
         DES_MAX_REPORT_DIGESTS: String(LIMITS.digests),
         DES_KOSLI_SEARCH_ARTIFACTS: String(LIMITS.searchArtifacts),
         // Large enough for the measured reports: the digests' limits are what is tested.
         DES_MAX_APPEND_SIZE: String(8 * 1024 * 1024),
-      },
+      }),
     });
     await t.http.put('/api/v2/flows/acme').send({ name: 'shop' }).expect(201);
     await t.http.put('/api/v2/trails/acme/shop').send({ name: 'big' }).expect(201);
