@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { podsOf } from './support/pods';
+import { fingerprintOf, podsOf } from './support/pods';
 import { benchConfig } from './support/service';
 import { runBenchmark, sized } from './support/run';
 import { createHttpApp } from '#des/service';
@@ -274,11 +274,65 @@ async function fromAnotherProcess(dataDir: string, seconds: number, concurrency:
   return figures;
 }
 
+/**
+ * Issue 49: a 20,000-pod report in an organization holding 8,000 artifacts
+ * (in 80 trails), running all of them and 12,000 nobody reported. Before the
+ * assessment looked fingerprints up by index it took minutes, in (report ×
+ * artifacts); now linear in the report. Each report changes the running set
+ * (a snapshot each), with an append limit large enough to record it.
+ */
+async function largeReportOverManyArtifacts(): Promise<void> {
+  const app = await createHttpApp({
+    config: benchConfig(mkdtempSync(join(tmpdir(), 'des-bench-env-large-')), {
+      DES_MAX_APPEND_SIZE: String(16 * 1024 * 1024),
+    }),
+    role: 'all',
+  });
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  const org = `bench${Date.now()}`;
+  const key = (await app.get(OrganizationBootstrap).createOrganization(org, [], 10)).key;
+  const http = client(port, { authorization: `Bearer ${key}` });
+  const artifacts = sized(8000, 400);
+  const pods = sized(20_000, 1000);
+  await http.call('PUT', `/api/v2/flows/${org}`, { name: 'shop' });
+  await http.call('PUT', `/api/v2/environments/${org}`, { name: 'big', type: 'K8S' });
+  const seeding = performance.now();
+  for (let i = 0; i < artifacts; i++) {
+    if (i % 100 === 0) await http.call('PUT', `/api/v2/trails/${org}/shop`, { name: `build-${i / 100}` });
+    const res = await http.call('POST', `/api/v2/artifacts/${org}/shop`, {
+      fingerprint: fingerprintOf(i),
+      filename: `svc-${i}`,
+      trail_name: `build-${Math.floor(i / 100)}`,
+    });
+    if (res.status !== 201) throw new Error(`artifact ${i}: ${res.status} ${res.body}`);
+  }
+  const seeded_s = Math.round((performance.now() - seeding) / 100) / 10;
+  const samples: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    // All the org's artifacts and the rest unknown, each round's unknown ones new: a snapshot each.
+    const images = Array.from({ length: pods }, (_, i) => (i < artifacts ? i : 1_000_000 * (round + 1) + i));
+    const body = new JsonBody(JSON.stringify({ artifacts: podsOf(images) }));
+    const s = performance.now();
+    const res = await http.call('PUT', `/api/v2/environments/${org}/big/report/K8S`, body);
+    samples.push(Math.round(performance.now() - s));
+    if (res.status !== 201) throw new Error(`report ${round}: ${res.status} ${res.body}`);
+  }
+  const figures = { artifacts, pods, seeded_s, report_ms: samples, rss_mb: rssMb(), goal_report_ms: 10_000 };
+  console.log(
+    `K8S report of ${pods} pods, org holding ${artifacts} artifacts: ${samples.join(', ')} ms (goal <= 10 s; seeded in ${seeded_s} s), RSS ${figures.rss_mb} MB`,
+  );
+  results.k8s_report_over_many_artifacts = figures;
+  http.close();
+  await app.close();
+}
+
 runBenchmark('environments', results, async () => {
   const { app, http, org } = await start(mkdtempSync(join(tmpdir(), 'des-bench-env-')));
   await reports(http, org);
   await auditLogMemory(http, org);
   http.close();
   await app.close();
+  await largeReportOverManyArtifacts();
   await withMillionEvents();
 });

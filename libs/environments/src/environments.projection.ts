@@ -213,7 +213,7 @@ export const environmentsProjection: Projection = {
             once: true,
           },
         ];
-        const exited = entries.filter((e) => e.event_type === 'exited');
+        const exited = exitedByImage(entries);
         entries.forEach((entry, i) => {
           writes.push(auditRow(org, env, index, at, entry, sequence(stored.position, i)));
           if (entry.event_type === 'started') writes.push(deployment(org, env, index, at, entry, exited));
@@ -264,6 +264,17 @@ const reassessment = (entry: SnapshotEntry): Reassessed => ({
   policy_decision: entry.policy_decision ?? null,
 });
 
+/** The exited entries by image name (the first of each): what a started one of the same name replaced. */
+function exitedByImage(entries: SnapshotEntry[]): Map<string, SnapshotEntry> {
+  const byImage = new Map<string, SnapshotEntry>();
+  for (const e of entries) {
+    if (e.event_type !== 'exited') continue;
+    const image = imageName(e.artifact_name);
+    if (!byImage.has(image)) byImage.set(image, e);
+  }
+  return byImage;
+}
+
 /** A started entry as a deployment: commit, repositories and compliance as known when it started. */
 function deployment(
   org: string,
@@ -271,9 +282,9 @@ function deployment(
   index: number,
   at: number,
   entry: SnapshotEntry,
-  exited: SnapshotEntry[],
+  exited: Map<string, SnapshotEntry>,
 ): DocWrite {
-  const replaced = exited.find((e) => imageName(e.artifact_name) === imageName(entry.artifact_name));
+  const replaced = exited.get(imageName(entry.artifact_name));
   const commit = commitOfEntry(entry);
   const replacedCommit = replaced ? commitOfEntry(replaced) : null;
   const repoUrl = entry.provenance?.find((p) => p.repo?.url)?.repo?.url ?? '';

@@ -24,7 +24,7 @@ export {
   type EnvironmentKind,
 } from './environments.queries';
 export { SnapshotFieldsDto } from './environments.dto';
-export { K8S_REPORT_ROUTE, refuseUnrecordableReport, scanK8sReport } from './k8s-report-body';
+export { REPORT_ROUTE, refuseUntakeableReport, type ReportLimits, scanReport } from './k8s-report-body';
 export {
   SNAPSHOT_INTERVAL,
   SNAPSHOT_INTERVAL_MESSAGE,

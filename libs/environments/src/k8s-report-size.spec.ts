@@ -76,6 +76,31 @@ describe('snapshotBytesAtLeast', () => {
     assert.equal(snapshotBytesAtLeast(Buffer.from('{"artifacts":[{"podName":"unterminated')), 0);
   });
 
+  it('counts a pod once per image digest it names: 100,000 digests in one pod weigh 100,000 entries', () => {
+    const digests = (n: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`img-${i}`, `sha256:${'c'.repeat(64)}`]));
+    const pod = (n: number) => ({ creationTimestamp: 1, digests: digests(n), namespace: 'n', podName: 'p' });
+    const scan = new SnapshotSizeScan();
+    scan.write(text({ artifacts: [pod(1), pod(100_000), pod(2)] }));
+    assert.equal(scan.digests, 100_003);
+    assert.equal(scan.mostDigestsInPod, 100_000);
+    assert.equal(scan.podWithMostDigests, 1);
+    assert.equal(scan.total, 100_003 * (POD_ENTRY_OVERHEAD + 3));
+  });
+
+  it('counts the digests JSON.parse keeps: a repeated `digests` key its last object, none outside `artifacts`', () => {
+    const d = (n: number) =>
+      JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`i${i}`, 'x'])));
+    const scan = new SnapshotSizeScan();
+    scan.write(
+      Buffer.from(
+        `{"digests":${d(9)},"artifacts":[{"digests":${d(50)},"podName":"p","digests":${d(2)},"owners":[{"digests":${d(7)}}]}]}`,
+      ),
+    );
+    assert.equal(scan.digests, 2);
+    assert.equal(scan.total, 2 * (POD_ENTRY_OVERHEAD + 3));
+  });
+
   it('reads a repeated name as JSON.parse does (the last one)', () => {
     const twice = Buffer.from(
       `{"artifacts":[{"podName":"${'p'.repeat(1000)}","podName":"q","namespace":"n"}]}`,
@@ -95,6 +120,13 @@ describe('snapshotBytesAtLeast', () => {
             from = to;
           }
           assert.equal(scan.total, snapshotBytesAtLeast(written));
+          const named = pods.map((p) => Object.keys(p.digests).length);
+          assert.equal(
+            scan.digests,
+            named.reduce((a, b) => a + b, 0),
+          );
+          assert.equal(scan.mostDigestsInPod, Math.max(0, ...named));
+          if (named.length) assert.equal(named[scan.podWithMostDigests], scan.mostDigestsInPod);
         }
       }),
     );

@@ -1,13 +1,14 @@
 /**
- * The least a K8S report's snapshot weighs, read from the report's JSON text
- * before it is parsed: a report that cannot be recorded is refused without
- * building its values, validating its pods or assessing what runs.
+ * The least a K8S report's snapshot weighs, and how many image digests the
+ * report names (per pod and in all), read from the report's JSON text before
+ * it is parsed: a report that cannot be recorded is refused without building
+ * its values, validating its pods or assessing what runs.
  *
  * The snapshot lists every pod of every artifact as
  * `{"pod":<podName>,"namespace":<namespace>,"created_at":<creationTimestamp>}`;
- * each pod of the report appears there at least once (once per image digest),
- * its names as JSON strings no shorter than their characters, its timestamp
- * at least one digit. Summed over the pods of `artifacts`, that is a lower
+ * each pod of the report appears there once per image digest it names, its
+ * names as JSON strings no shorter than their characters, its timestamp at
+ * least one digit. Summed over the pods of `artifacts`, that is a lower
  * bound of the snapshot event's size: over the event store's limit, the
  * snapshot would be refused at its append anyway.
  */
@@ -40,6 +41,7 @@ export function snapshotBytesAtLeast(text: Buffer): number {
 const ARTIFACTS = Buffer.from('artifacts');
 const POD_NAME = Buffer.from('podName');
 const NAMESPACE = Buffer.from('namespace');
+const DIGESTS = Buffer.from('digests');
 const LONGEST_NAME = 9;
 
 /**
@@ -51,13 +53,18 @@ export class SnapshotSizeScan {
   total = 0;
   /** Separators between `artifacts` items so far (the items are one more, when there are any). */
   separators = 0;
+  /** Image digests the pods name so far, in all; the most one pod names, and which pod (its index). */
+  digests = 0;
+  mostDigestsInPod = 0;
+  podWithMostDigests = 0;
   // Open containers: true for an object. Depth 1 the report, 2 `artifacts`, 3 a pod.
   private readonly objects: boolean[] = [];
   private afterColon = false;
   private keyAt1 = false;
-  private keyAt3: 'podName' | 'namespace' | undefined;
+  private keyAt3: 'podName' | 'namespace' | 'digests' | undefined;
   private inArtifacts = false;
-  private pod = { podName: 1, namespace: 1 };
+  private inDigests = false;
+  private pod = { podName: 1, namespace: 1, digests: 0 };
   // The string being read: its bytes so far, its first bytes, the characters they decode to at least.
   private inString = false;
   private escaped = false;
@@ -93,17 +100,26 @@ export class SnapshotSizeScan {
           this.inArtifacts = true;
           this.total = 0;
           this.separators = 0;
+          this.digests = 0;
         }
         if (depth === 2 && this.inArtifacts && byte === OPEN_OBJECT) {
-          this.pod = { podName: 1, namespace: 1 };
+          this.pod = { podName: 1, namespace: 1, digests: 0 };
           this.keyAt3 = undefined;
+        }
+        if (depth === 3 && this.inArtifacts && byte === OPEN_OBJECT && this.keyAt3 === 'digests') {
+          // A repeated `digests` key: JSON.parse keeps the last.
+          this.digests -= this.pod.digests;
+          this.pod.digests = 0;
+          this.inDigests = true;
         }
       } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
         this.objects.pop();
         this.depth--;
-        // Its names, and a timestamp of one digit at least.
+        // Its names, and a timestamp of one digit at least, once per digest (once at least).
         if (depth === 3 && this.inArtifacts && byte === CLOSE_OBJECT)
-          this.total += POD_ENTRY_OVERHEAD + this.pod.podName + this.pod.namespace + 1;
+          this.total +=
+            Math.max(1, this.pod.digests) * (POD_ENTRY_OVERHEAD + this.pod.podName + this.pod.namespace + 1);
+        if (depth === 4) this.inDigests = false;
         if (depth === 2) this.inArtifacts = false;
       } else if (byte === COLON) this.afterColon = true;
       else if (byte === COMMA) {
@@ -158,9 +174,24 @@ export class SnapshotSizeScan {
     this.afterColon = false;
     if (isKey && depth === 1) this.keyAt1 = this.is(ARTIFACTS);
     else if (isKey && depth === 3 && this.inArtifacts)
-      this.keyAt3 = this.is(POD_NAME) ? 'podName' : this.is(NAMESPACE) ? 'namespace' : undefined;
-    else if (!isKey && depth === 3 && this.inArtifacts && this.keyAt3)
+      this.keyAt3 = this.is(POD_NAME)
+        ? 'podName'
+        : this.is(NAMESPACE)
+          ? 'namespace'
+          : this.is(DIGESTS)
+            ? 'digests'
+            : undefined;
+    else if (!isKey && depth === 3 && this.inArtifacts && this.keyAt3 && this.keyAt3 !== 'digests')
       this.pod[this.keyAt3] = Math.max(1, this.chars);
+    else if (isKey && depth === 4 && this.inDigests) this.countDigest();
+  }
+
+  private countDigest(): void {
+    this.digests++;
+    if (++this.pod.digests > this.mostDigestsInPod) {
+      this.mostDigestsInPod = this.pod.digests;
+      this.podWithMostDigests = this.separators;
+    }
   }
 
   private is(name: Buffer): boolean {

@@ -137,7 +137,10 @@ export function runningArtifacts(pods: K8sPod[]): RunningArtifact[] {
       artifact.pods.push({ pod: pod.podName, namespace: pod.namespace, created_at: pod.creationTimestamp });
     }
   }
-  return [...byFingerprint.values()].sort((a, b) => a.fingerprint.localeCompare(b.fingerprint));
+  // Fingerprints are lower-case hex: code-point order is their order, without localeCompare's cost.
+  return [...byFingerprint.values()].sort((a, b) =>
+    a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0,
+  );
 }
 
 /** The repository part of an image reference (no tag, no digest): what "same artifact name" means. */

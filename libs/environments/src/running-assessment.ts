@@ -8,7 +8,13 @@ import {
   type NamedPolicy,
 } from '#des/policies';
 import type { DocReads } from '#des/read-store';
-import { type AttestationView, commitOf, provenanceOf, type ReportProvenance } from '#des/trails';
+import {
+  type AttestationView,
+  commitOf,
+  provenanceOf,
+  type ReportProvenance,
+  type TrailView,
+} from '#des/trails';
 import { environmentNamed } from './environments.queries';
 import type { Provenance, RunningArtifact } from './k8s-report';
 
@@ -80,9 +86,16 @@ async function trace(reads: DocReads, org: string, running: RunningArtifact[]): 
   const origins = await provenanceOf(reads, org, {
     fingerprints: [...new Set(bare.map((a) => a.fingerprint))],
   });
+  // Grouped once by fingerprint: a lookup per artifact, not a pass over every report.
+  const byFingerprint = new Map<string, ReportProvenance[]>();
+  for (const origin of origins) {
+    const mine = byFingerprint.get(origin.report.fingerprint);
+    if (mine) mine.push(origin);
+    else byFingerprint.set(origin.report.fingerprint, [origin]);
+  }
   const traced = bare.map((a): RunningArtifact => {
-    const mine = origins.filter((o) => o.report.fingerprint === a.fingerprint);
-    if (mine.length === 0) return a;
+    const mine = byFingerprint.get(a.fingerprint);
+    if (!mine) return a;
     const provenance: Provenance[] = mine
       .map(({ report, trail }) => ({
         flow: report.flow,
@@ -108,14 +121,21 @@ const attestationFacts = (a: AttestationView) => ({
  * the attestations on the trails and on the artifact.
  */
 function judgeRunning(policies: NamedPolicy[], { running, origins }: Traced): RunningArtifact[] {
+  // The first report of each flow and of each trail, as `find` would pick them, by name.
+  const flows = new Map<string, ReportProvenance>();
+  const trails = new Map<string, ReportProvenance>();
+  for (const o of origins) {
+    if (!flows.has(o.report.flow)) flows.set(o.report.flow, o);
+    const key = `${o.report.flow}\u0000${o.report.trail}`;
+    if (!trails.has(key)) trails.set(key, o);
+  }
+  const builtIn = artifactsByFingerprint();
   return running.map((artifact) => {
     const provenance = artifact.provenance ?? [];
-    const flow = provenance.length
-      ? origins.find((o) => o.report.flow === provenance[0].flow)?.flow
-      : undefined;
+    const flow = provenance.length ? flows.get(provenance[0].flow)?.flow : undefined;
     const attestations = provenance.flatMap((p) => {
-      const trail = origins.find((o) => o.report.flow === p.flow && o.report.trail === p.trail)?.trail;
-      const built = trail?.artifacts.find((a) => a.fingerprint === artifact.fingerprint);
+      const trail = trails.get(`${p.flow}\u0000${p.trail}`)?.trail;
+      const built = trail ? builtIn(trail).get(artifact.fingerprint) : undefined;
       return [...Object.values(trail?.attestations ?? {}), ...Object.values(built?.attestations ?? {})].map(
         attestationFacts,
       );
@@ -130,4 +150,19 @@ function judgeRunning(policies: NamedPolicy[], { running, origins }: Traced): Ru
     const decision = judgeArtifact(policies, facts);
     return { ...artifact, compliant: decision.compliant, policy_decision: decision };
   });
+}
+
+/** A trail's artifacts by fingerprint (the first of each, as `find` would), built once per trail when first asked. */
+function artifactsByFingerprint(): (trail: TrailView) => Map<string, TrailView['artifacts'][number]> {
+  const built = new Map<TrailView, Map<string, TrailView['artifacts'][number]>>();
+  return (trail) => {
+    let byFingerprint = built.get(trail);
+    if (!byFingerprint) {
+      byFingerprint = new Map();
+      for (const a of trail.artifacts)
+        if (!byFingerprint.has(a.fingerprint)) byFingerprint.set(a.fingerprint, a);
+      built.set(trail, byFingerprint);
+    }
+    return byFingerprint;
+  };
 }

@@ -43,12 +43,11 @@ export async function provenanceOf(
   return (await origins(docReads(reads), org, { fingerprints: [fingerprint], flow })).map(asKosli);
 }
 
-/** One report of an artifact, with its trail as it is now. */
-export async function provenanceOfReport(
+/** Reports of artifacts, each with its trail as it is now (in their order; each trail read once). */
+export async function provenancesOfReports(
   reads: ReadStore,
   org: string,
-  report: ArtifactReport,
-): Promise<Provenance> {
-  const [origin] = await provenanceOfReports(docReads(reads), org, [report]);
-  return asKosli(origin);
+  reports: ArtifactReport[],
+): Promise<Provenance[]> {
+  return (await provenanceOfReports(docReads(reads), org, reports)).map(asKosli);
 }

@@ -10,7 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { ApiError, kosliAppUrl, PageQuery, READ_STORE, Requires } from '#des/platform';
+import { ApiError, CONFIG, type Config, kosliAppUrl, PageQuery, READ_STORE, Requires } from '#des/platform';
 import { flowNamed } from '#des/flows';
 import { repoNamedOrIdentified, repoNotFound } from '#des/repos';
 import { docReads, type ReadStore } from '#des/read-store';
@@ -23,7 +23,7 @@ import {
   type RunningData,
 } from '#des/trails';
 import { artifactHistory } from './artifact-history';
-import { provenanceOfReport } from './artifact-provenance';
+import { type Provenance, provenancesOfReports } from './artifact-provenance';
 import { KosliArtifact, KosliLatestCommit, KosliSearchResult } from './kosli.dto';
 
 const SHA_PREFIX = /^[0-9a-fA-F]{4,64}$/;
@@ -57,7 +57,10 @@ class ArtifactsQuery extends PageQuery {
 @ApiBasicAuth('basic')
 @Controller()
 export class ArtifactsController {
-  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
 
   @Get('artifacts/:org')
   @ApiOperation({ operationId: 'listKosliArtifacts', summary: 'List the latest artifacts for the Kosli CLI' })
@@ -82,7 +85,7 @@ export class ArtifactsController {
       { flow: query.flow_name, repo: query.repo_name },
       { skip: ((query.page ?? 1) - 1) * perPage, limit: perPage },
     );
-    return Promise.all(docs.map((d) => this.kosliArtifact(req, org, d)));
+    return this.kosliArtifacts(req, org, docs);
   }
 
   // Before `:kind/:id`, which its path would match too.
@@ -141,7 +144,7 @@ export class ArtifactsController {
           : { flow, trail, commitPrefix: sha },
     );
     if (!docs.length) throw new ApiError(404, 'Artifact not found');
-    return Promise.all(docs.map((d) => this.kosliArtifact(req, org, d)));
+    return this.kosliArtifacts(req, org, docs);
   }
 
   @Get('search/:org/sha/:prefix')
@@ -172,21 +175,20 @@ export class ArtifactsController {
           ? 'commit'
           : 'mixed';
     if (!fingerprints.length && !commits.length) throw new ApiError(404, `No matches for '${prefix}'.`);
-    const docs = [...new Map([...byFingerprint, ...byCommit].map((d) => [d._id, d])).values()];
-    const artifacts = await Promise.all(
-      docs.map(async (d) => {
-        const view = await this.kosliArtifact(req, org, d);
-        return {
-          ...view,
-          name: view.filename,
-          flow: view.flow_name,
-          has_provenance: true,
-          compliance_state: view.state,
-          running_in: view.running.map((r) => `${r.environment_name}#${r.snapshot_index}`),
-          exited_from: view.exited.map((r) => `${r.environment_name}#${r.snapshot_index}`),
-        };
-      }),
-    );
+    // The newest artifacts, at most `kosliSearchArtifacts` of them: the answer is bounded whatever the prefix
+    // matches (a commit of a trail with thousands of artifacts); the counts and matches above stay whole.
+    const docs = [...new Map([...byFingerprint, ...byCommit].map((d) => [d._id, d])).values()]
+      .sort(newestFirst)
+      .slice(0, this.config.kosliSearchArtifacts);
+    const artifacts = (await this.kosliArtifacts(req, org, docs)).map((view) => ({
+      ...view,
+      name: view.filename,
+      flow: view.flow_name,
+      has_provenance: true,
+      compliance_state: view.state,
+      running_in: view.running.map((r) => `${r.environment_name}#${r.snapshot_index}`),
+      exited_from: view.exited.map((r) => `${r.environment_name}#${r.snapshot_index}`),
+    }));
     return {
       resolved_to: {
         type,
@@ -198,10 +200,25 @@ export class ArtifactsController {
     };
   }
 
+  /**
+   * Artifacts in the shape the CLI prints, their trails and flows read once
+   * for all (linear in the artifacts, however many share a trail).
+   */
+  private async kosliArtifacts(req: Request, org: string, docs: ArtifactReport[]): Promise<KosliArtifact[]> {
+    const origins = await provenancesOfReports(this.reads, org, docs);
+    const inTrail = trailArtifactsByFingerprint();
+    return docs.map((doc, i) => this.kosliArtifact(req, org, doc, origins[i], inTrail));
+  }
+
   /** An artifact in the shape the CLI prints: its flow and trail, its trail's compliance, where it runs and ran. */
-  private async kosliArtifact(req: Request, org: string, doc: ArtifactReport): Promise<KosliArtifact> {
-    const origin = await provenanceOfReport(this.reads, org, doc);
-    const inTrail = origin.view?.artifacts.find((a) => a.fingerprint === doc.fingerprint);
+  private kosliArtifact(
+    req: Request,
+    org: string,
+    doc: ArtifactReport,
+    origin: Provenance,
+    trailArtifact: ReturnType<typeof trailArtifactsByFingerprint>,
+  ): KosliArtifact {
+    const inTrail = trailArtifact(origin, doc.fingerprint);
     const where = (list: RunningData[] | undefined) =>
       (list ?? []).map((r) => ({ environment_name: r.environment, snapshot_index: r.snapshot_index }));
     return {
@@ -226,4 +243,29 @@ export class ArtifactsController {
       history: inTrail ? artifactHistory(inTrail) : [],
     };
   }
+}
+
+const newestFirst = (a: ArtifactReport, b: ArtifactReport) =>
+  b.reported_at - a.reported_at || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
+
+type TrailArtifact = NonNullable<Provenance['view']>['artifacts'][number];
+
+/** An artifact of its trail by fingerprint: each trail's artifacts indexed once, when first asked. */
+function trailArtifactsByFingerprint(): (
+  origin: Provenance,
+  fingerprint: string,
+) => TrailArtifact | undefined {
+  const indexed = new Map<object, Map<string, TrailArtifact>>();
+  return (origin, fingerprint) => {
+    const view = origin.view;
+    if (!view) return undefined;
+    let byFingerprint = indexed.get(view);
+    if (!byFingerprint) {
+      byFingerprint = new Map();
+      for (const a of view.artifacts)
+        if (!byFingerprint.has(a.fingerprint)) byFingerprint.set(a.fingerprint, a);
+      indexed.set(view, byFingerprint);
+    }
+    return byFingerprint.get(fingerprint);
+  };
 }

@@ -83,6 +83,11 @@ export interface Config {
   connectTimeoutMs: number;
   /** Most bytes one append may carry; both event stores refuse more (413). Match KurrentDB's MaxAppendSize. */
   maxAppendSize: number;
+  /** Most image digests per pod and per environment report, counted from the text as it arrives. */
+  maxReportDigestsPerPod: number;
+  maxReportDigests: number;
+  /** Most artifacts one Kosli `search` answer shows. */
+  kosliSearchArtifacts: number;
   logLevel: string;
   actions: ActionsConfig;
   /** Every organization's limits unless an operator overrides them (see tenant-limits.ts). */
@@ -256,6 +261,24 @@ export const SETTINGS = {
     1024 * 1024,
     "largest append in bytes (KurrentDB's MaxAppendSize); over it: 413",
     { min: 1024 },
+  ),
+  maxReportDigestsPerPod: integer(
+    'DES_MAX_REPORT_DIGESTS_PER_POD',
+    64,
+    'most image digests one pod (or unit) of an environment report may name; over it: 400',
+    { min: 1 },
+  ),
+  maxReportDigests: integer(
+    'DES_MAX_REPORT_DIGESTS',
+    20_000,
+    'most image digests one environment report may name in all; over it: 413',
+    { min: 1 },
+  ),
+  kosliSearchArtifacts: integer(
+    'DES_KOSLI_SEARCH_ARTIFACTS',
+    100,
+    'most artifacts one Kosli `search` answer shows (the newest); its counts and matches stay whole',
+    { min: 1 },
   ),
   policyBudgetMs: integer(
     'DES_POLICY_BUDGET_MS',
@@ -481,6 +504,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readModelsSaveMs: s.readModelsSaveMs,
     connectTimeoutMs: s.connectTimeoutMs,
     maxAppendSize: s.maxAppendSize,
+    maxReportDigestsPerPod: s.maxReportDigestsPerPod,
+    maxReportDigests: s.maxReportDigests,
+    kosliSearchArtifacts: s.kosliSearchArtifacts,
     policyBudgetMs: s.policyBudgetMs,
     opaPath: s.opaPath,
     policyThreads: s.policyThreads,

@@ -319,6 +319,8 @@ class MemoryCollection implements ReadCollection<Doc> {
       const doc = this.docs.get(id);
       return doc ? [doc] : [];
     }
+    const ids = idsIn(id);
+    if (ids) return ordered ? this.inOrder(ids) : this.docsOf(ids);
     if (this.indexedPaths.some(([first]) => first in filter)) {
       let narrowest: EqualityIndex | undefined;
       let fewest = Infinity;
@@ -451,4 +453,14 @@ function deepFreeze<T>(value: T): T {
 
 function getPath(doc: AnyObject, path: string): unknown {
   return path.split('.').reduce<unknown>((v, k) => (v as AnyObject | undefined)?.[k], doc);
+}
+
+/** The ids of `{ _id: { $in: [...] } }` when all are strings (each looked up, not every document tested); else undefined. */
+function idsIn(condition: unknown): ReadonlySet<string> | undefined {
+  if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) return undefined;
+  const keys = Object.keys(condition);
+  const operand = (condition as { $in?: unknown }).$in;
+  if (keys.length !== 1 || !Array.isArray(operand) || !operand.every((v) => typeof v === 'string'))
+    return undefined;
+  return new Set(operand as string[]);
 }

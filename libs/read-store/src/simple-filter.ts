@@ -61,7 +61,10 @@ function conditionTest(condition: unknown): ((value: unknown) => Verdict) | unde
   for (const [op, operand] of entries) {
     if (op === '$in') {
       if (!Array.isArray(operand) || !operand.every(isScalar)) return undefined;
-      tests.push((value) => operand.some((o) => equals(value, o)));
+      // A Set: a long `$in` (a running set's fingerprints) costs one lookup per document, not one per item.
+      const wanted = new Set<unknown>(operand);
+      const wantsNull = wanted.has(null);
+      tests.push((value) => wanted.has(value) || (wantsNull && value === undefined));
       continue;
     }
     if (!isScalar(operand)) return undefined;

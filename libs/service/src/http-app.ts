@@ -25,7 +25,7 @@ import {
 } from '#des/platform';
 import type { Duplex } from 'node:stream';
 import { EventTooLargeError } from '#des/event-store';
-import { K8S_REPORT_ROUTE, refuseUnrecordableReport, scanK8sReport } from '#des/environments';
+import { REPORT_ROUTE, refuseUntakeableReport, scanReport } from '#des/environments';
 import { AppModule, AppOptions } from './app.module';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
@@ -95,12 +95,18 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
       app.get(Metrics),
     ),
   );
-  // A K8S report too large to record is refused from its text, read as it arrives (the general parser then passes it by).
-  const recordable = refuseUnrecordableReport(options.config.maxAppendSize);
+  // An environment report past its limits (digests, pods, a K8S snapshot too large to record) is refused
+  // from its text, read as it arrives (the general parser then passes it by).
+  const reportLimits = {
+    maxAppendSize: options.config.maxAppendSize,
+    maxDigestsPerPod: options.config.maxReportDigestsPerPod,
+    maxDigests: options.config.maxReportDigests,
+  };
+  const takeable = refuseUntakeableReport(reportLimits);
   app.use(
-    `/${API_PREFIX}${K8S_REPORT_ROUTE}`,
-    scanK8sReport,
-    json({ limit: BODY_LIMIT, strict: false, verify: (req, _res, text) => recordable(req as Request, text) }),
+    `/${API_PREFIX}${REPORT_ROUTE}`,
+    scanReport(reportLimits),
+    json({ limit: BODY_LIMIT, strict: false, verify: (req, _res, text) => takeable(req as Request, text) }),
   );
   // Not strict, so that a JSON `null` (the Kosli CLI's body on DELETE and archive) parses; then it is "no body".
   app.use(requestBody(json({ limit: BODY_LIMIT, strict: false, verify: refuseDeepJson })));

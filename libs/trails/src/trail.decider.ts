@@ -32,7 +32,47 @@ export interface TrailState {
   trail: TrailData | null;
   artifacts: Record<string, ArtifactData>;
   /** Moves recorded (`runningKey`), so a replayed snapshot records none twice. */
-  running: Record<string, true>;
+  running: RecordedMoves;
+}
+
+/** The positions of a trail's recorded moves, shared by the states folded one from another. */
+interface MoveLog {
+  readonly at: Map<string, number>;
+  length: number;
+}
+
+/**
+ * A set of recorded moves that behaves as immutable: each state sees the
+ * keys of its log up to its own size. Adding one extends the log in place
+ * when this state is its newest (the fold, one event after another: O(1));
+ * from an older state (a branch) it copies its part first. A trail's moves
+ * grow with every snapshot that starts or stops its artifacts, so a copy of
+ * them per event made a report's moves cost O(moves × the trail's history).
+ */
+export class RecordedMoves {
+  static readonly none = new RecordedMoves({ at: new Map(), length: 0 }, 0);
+
+  private constructor(
+    private readonly log: MoveLog,
+    private readonly size: number,
+  ) {}
+
+  has(key: string): boolean {
+    const position = this.log.at.get(key);
+    return position !== undefined && position < this.size;
+  }
+
+  with(key: string): RecordedMoves {
+    if (this.has(key)) return this;
+    let log = this.log;
+    // `none` is every stream's start: never extended in place.
+    if (this === RecordedMoves.none || log.length !== this.size) {
+      log = { at: new Map(), length: this.size };
+      for (const [k, position] of this.log.at) if (position < this.size) log.at.set(k, position);
+    }
+    log.at.set(key, log.length++);
+    return new RecordedMoves(log, log.length);
+  }
 }
 
 const runningKey = (move: RunningMove['move'], r: RunningData) =>
@@ -42,7 +82,7 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /** A trail with its artifacts and attestations: append-only evidence. */
 export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
-  initialState: { exists: false, trail: null, artifacts: {}, running: {} },
+  initialState: { exists: false, trail: null, artifacts: {}, running: RecordedMoves.none },
 
   evolve(state, event) {
     switch (event.type) {
@@ -54,9 +94,9 @@ export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
       case 'attestation_reported':
         return state;
       case 'artifact_started_running':
-        return { ...state, running: { ...state.running, [runningKey('started', event.data)]: true } };
+        return { ...state, running: state.running.with(runningKey('started', event.data)) };
       case 'artifact_stopped_running':
-        return { ...state, running: { ...state.running, [runningKey('stopped', event.data)]: true } };
+        return { ...state, running: state.running.with(runningKey('stopped', event.data)) };
     }
   },
 
@@ -79,7 +119,7 @@ export const trailDecider: Decider<TrailCommand, TrailState, TrailEvent> = {
         return command.moves
           .filter((m) => {
             const key = runningKey(m.move, m.running);
-            if (state.running[key] || seen.has(key)) return false;
+            if (state.running.has(key) || seen.has(key)) return false;
             seen.add(key);
             return true;
           })

@@ -65,10 +65,26 @@ export async function artifactReports(
   org: string,
   filter: ReportFilter,
 ): Promise<ArtifactReport[]> {
-  if (filter.fingerprints?.length === 0) return [];
-  const docs = (await reads.find(ARTIFACTS, reportFilter(org, filter))) as ArtifactReport[];
+  const { fingerprints } = filter;
+  if (fingerprints?.length === 0) return [];
+  let docs: ArtifactReport[];
+  if (fingerprints === undefined || fingerprints.length <= FINGERPRINTS_PER_QUERY)
+    docs = (await reads.find(ARTIFACTS, reportFilter(org, filter))) as ArtifactReport[];
+  else {
+    // A running set's thousands of fingerprints: a batch at a time, each an indexed lookup.
+    const distinct = [...new Set(fingerprints)];
+    docs = [];
+    for (let at = 0; at < distinct.length; at += FINGERPRINTS_PER_QUERY) {
+      const batch = distinct.slice(at, at + FINGERPRINTS_PER_QUERY);
+      for (const doc of await reads.find(ARTIFACTS, reportFilter(org, { ...filter, fingerprints: batch })))
+        docs.push(doc as ArtifactReport);
+    }
+  }
   return docs.sort((a, b) => (a.flow < b.flow ? -1 : a.flow > b.flow ? 1 : 0));
 }
+
+/** Fingerprints one lookup of their reports names (the in-memory store's index takes up to 256). */
+const FINGERPRINTS_PER_QUERY = 200;
 
 /** A page of the organization's reports, newest first (optionally of one flow or repository). */
 export function latestArtifactReports(
@@ -165,10 +181,18 @@ export async function provenanceOfReports(
       reports.map((r) => r.flow),
     ),
   ]);
+  // By name, each trail's compliance judged once: many reports share a trail (linear in the reports).
+  const trailsByName = new Map(trails.map((t) => [`${t.flow}\u0000${t.name}`, t]));
+  const flowsByName = new Map(flows.map((f) => [f.name, f]));
+  const complianceOf = new Map<TrailView, Compliance>();
   return reports.map((report) => {
-    const trail = trails.find((t) => t.flow === report.flow && t.name === report.trail) ?? null;
-    const flow = flows.find((f) => f.name === report.flow) ?? null;
-    const compliance = trail ? trailCompliance(trail, flow?.template ?? null) : null;
+    const trail = trailsByName.get(`${report.flow}\u0000${report.trail}`) ?? null;
+    const flow = flowsByName.get(report.flow) ?? null;
+    let compliance: Compliance | null = null;
+    if (trail) {
+      compliance = complianceOf.get(trail) ?? trailCompliance(trail, flow?.template ?? null);
+      complianceOf.set(trail, compliance);
+    }
     return { report, trail, flow, compliance, compliant: compliance?.status === 'COMPLIANT' };
   });
 }
