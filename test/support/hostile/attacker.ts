@@ -101,8 +101,8 @@ export async function send(
     body = c.body.text;
   } else if (c.body) {
     const form = new FormData();
-    for (const f of c.body.fields)
-      form.append(f.name, f.contentType ? new Blob([f.value], { type: f.contentType }) : f.value);
+    // JSON parts as text fields, as the Kosli CLI sends them.
+    for (const f of c.body.fields) form.append(f.name, f.value);
     for (const f of c.body.files) form.append(f.name, new Blob([Buffer.alloc(f.bytes, 'h')]), f.filename);
     body = form;
   }

@@ -84,18 +84,28 @@ function paramValue(p: Parameter, targets: Targets, rng: Random, odd: boolean, d
   }
   if (s.type === 'integer' || s.type === 'number') {
     if (odd) return rng.pick(['99999999999999999999999', '-1', '1e309', 'NaN', '0x10']);
-    return String(rng.pick([s.maximum ?? Number.MAX_SAFE_INTEGER, s.minimum ?? 0, s.maximum ?? 1]));
+    // The first page, as large as allowed: the most of the tenant's data in one answer.
+    if (p.name === 'page') return String(s.minimum ?? 1);
+    return String(rng.pick([s.maximum ?? Number.MAX_SAFE_INTEGER, s.maximum ?? Number.MAX_SAFE_INTEGER, s.minimum ?? 0]));
   }
   if (s.enum?.length) return odd ? oddText(rng, 300) : String(rng.pick(s.enum));
-  if (odd) return oddText(rng, Math.min(8192, (s.maxLength ?? 4096) + 1));
+  if (odd) return oddText(rng, Math.min(2048, (s.maxLength ?? 2048) + 1));
+  if (typeof s.example === 'string' && /^\d{4}-\d\d-\d\dT/.test(s.example)) {
+    // A time range as wide as it goes (the earliest start the pattern takes); instants default to now.
+    return /from|start/.test(p.name) ? '1971-01-01T00:00:00Z' : undefined;
+  }
   if (s.pattern && s.example === undefined && !p.required) return undefined;
+  // A free filter: at its largest on some rounds, absent (everything matches) on others.
+  if (!p.required && rng.chance(0.5)) return undefined;
   return stringValue(s, rng, Math.min(s.maxLength ?? 2048, 2048));
 }
 
 /** A path parameter at odd length and characters: traversal, encoded slashes, NUL, wide characters. */
 function oddPathText(rng: Random): string {
   const unit = rng.pick(['../', '%2F', '\u0000', '𝔘', ' ', '%', '\\', "'\""]);
-  return unit.repeat(Math.ceil(rng.pick([255, 1024, 4096]) / unit.length));
+  // Long, but within the request line's limit once encoded (a 431 would test only the limit).
+  const units = Math.floor(rng.pick([255, 1024, 4096]) / Math.max(3, encodeURIComponent(unit).length));
+  return unit.repeat(Math.max(1, units));
 }
 
 function urlOf(route: DocumentRoute, doc: OpenApiDocument, targets: Targets, rng: Random, odd: boolean): string {

@@ -70,11 +70,11 @@ const ALL_ATTESTATIONS = 'package policy\nimport rego.v1\ndefault allow := false
 function yamlUpload(ctx: FixedContext, route: 'policy' | 'template', yaml: string, name: string): Promise<{ status: number | string; text: string }> {
   const form = new FormData();
   if (route === 'policy') {
-    form.append('payload', new Blob([JSON.stringify({ name, type: 'env' })], { type: 'application/json' }));
+    form.append('payload', JSON.stringify({ name, type: 'env' }));
     form.append('policy_file.0', new Blob([yaml]), 'policy.yml');
     return call(ctx, 'PUT', `/api/v2/policies/${ctx.org}`, { body: form });
   }
-  form.append('data_json', new Blob([JSON.stringify({ name })], { type: 'application/json' }));
+  form.append('data_json', JSON.stringify({ name }));
   form.append('template_file', new Blob([yaml]), 'template.yml');
   return call(ctx, 'PUT', `/api/v2/flows/${ctx.org}/template_file`, { body: form });
 }

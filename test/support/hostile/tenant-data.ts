@@ -90,14 +90,27 @@ export async function seedTenants(service: Service, sizes: SeedSizes): Promise<O
       git_commit: i.toString(16).padStart(40, 'c'),
     }),
   );
-  await call(service, a, 'PUT', `/api/v2/environments/${org}/${BIG.env}/report/K8S`, {
-    artifacts: Array.from({ length: sizes.environmentPods }, (_, i) => ({
-      podName: `pod-${i}`,
-      namespace: 'big',
-      creationTimestamp: 1_790_000_000,
-      digests: { [`ghcr.io/big/a${i}:1`]: `sha256:${fingerprint(i)}` },
-    })),
-  });
+  // The largest snapshot one write may carry: halved until it fits (the count depends on the event's encoding).
+  for (let pods = sizes.environmentPods; ; pods = Math.floor(pods / 2)) {
+    const answer = await fetch(`${service.baseUrl}/api/v2/environments/${org}/${BIG.env}/report/K8S`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${a}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        artifacts: Array.from({ length: pods }, (_, i) => ({
+          podName: `pod-${i}`,
+          namespace: 'big',
+          creationTimestamp: 1_790_000_000,
+          digests: { [`ghcr.io/big/a${i}:1`]: `sha256:${fingerprint(i)}` },
+        })),
+      }),
+    });
+    await answer.arrayBuffer();
+    if (answer.status < 300) {
+      sizes.environmentPods = pods;
+      break;
+    }
+    if (answer.status !== 413 || pods < 100) throw new Error(`seeding the big environment: ${answer.status}`);
+  }
   return {
     baseUrl: service.baseUrl,
     key: a,
