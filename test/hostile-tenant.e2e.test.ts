@@ -29,6 +29,7 @@ import { eventually } from './support/processes';
  *   DES_HOSTILE_FIXED_MODES  modes the fixed cases run in (default embedded)
  *   DES_HOSTILE_FULL=1    the issue's sizes (51 MB trail, 4,000 artifacts, 20,000 connections…)
  *   DES_HOSTILE_CONCURRENCY  copies of each input sent at once (default 3)
+ *   DES_HOSTILE_MANY_KEYS keys in a free-form object (default 100,000; a tenth beside closed properties)
  */
 
 /**
@@ -58,7 +59,7 @@ const LIMITS = {
   fileBytes: 10 * 1024 * 1024,
   requestFileBytes: 25 * 1024 * 1024,
   maxDepth: MAX_JSON_DEPTH,
-  manyKeys: 100_000,
+  manyKeys: Number(process.env.DES_HOSTILE_MANY_KEYS ?? 100_000),
 };
 
 const fixedCases = Object.keys(FIXED_CASES).filter((name) =>

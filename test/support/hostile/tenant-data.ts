@@ -1,4 +1,5 @@
 import { digestsOf, sendUpload } from '../streamed-multipart';
+import { SPARE } from './cases';
 import type { FixedContext } from './fixed-cases';
 import { ORGS, Service } from './service';
 import { VICTIM } from './victim';
@@ -61,6 +62,9 @@ export async function seedTenants(service: Service, sizes: SeedSizes): Promise<O
   await call(service, a, 'PUT', `/api/v2/environments/${org}`, { name: BIG.env, type: 'K8S' });
   await call(service, a, 'PUT', `/api/v2/flows/${org}`, { name: BIG.flow });
   await call(service, a, 'PUT', `/api/v2/trails/${org}/${BIG.flow}`, { name: BIG.trail });
+  // What the renaming, archiving and deleting routes get instead of the big records (cases.ts SPARE).
+  await call(service, a, 'PUT', `/api/v2/environments/${org}`, { name: SPARE, type: 'K8S' });
+  await call(service, a, 'PUT', `/api/v2/flows/${org}`, { name: SPARE });
   const blob = 'x'.repeat(900 * 1024);
   await inBatches(sizes.bigAttestations, 2, (i) =>
     call(service, a, 'POST', `/api/v2/attestations/${org}/${BIG.flow}/trail/${BIG.trail}/generic`, {
