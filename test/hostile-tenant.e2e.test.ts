@@ -33,13 +33,21 @@ import { eventually } from './support/processes';
  */
 
 /**
- * The fixed cases that miss a goal on this branch (i49-harness) before the
- * other helpers' fixes of issue 49 are merged, with the branch expected to
- * fix each (see each case's `awaits`). They fail here; that is expected.
+ * The fixed cases that missed a goal on this branch (i49-harness, run of 2026-11-29, seed
+ * 312993440, embedded mode) before the other helpers' fixes of issue 49 are merged, with the
+ * part expected to fix each (each case's `awaits`). They fail here; that is expected. A case
+ * that passes after the merge leaves this list; one that still fails is remaining work.
  */
-export const AWAITING_FIXES: Record<string, string> = Object.fromEntries(
-  Object.entries(FIXED_CASES).map(([name, c]) => [name, c.awaits]),
-);
+export const AWAITING_FIXES: Record<string, string> = {
+  'evaluation of a 51 MB trail ×6': 'evaluations (RSS +598 MB over the baseline)',
+  '1,000 nested YAML sequences': 'yaml (the process dies: stack overflow)',
+  'complex keys `? ? … x`': 'yaml (the process dies: stack overflow)',
+  '100,000-digest pod': 'reports (victim p99 29 s before the 413)',
+  '20,000 idle connections': 'strangers (none closed by the service in 15 s; victim job 367 ms)',
+  '3 concurrent bundles of large attachments': 'streaming (victim p99 3.1 s, RSS +552 MB)',
+  '/search over 4,000 artifacts': 'reports (victim p99 3.4 s)',
+  '4 readers of a 51 MB trail': 'streaming (victim p99 286 ms)',
+};
 
 const SEED = hostileSeed();
 console.log(`# hostile seed: ${SEED} (replay: DES_HOSTILE_SEED=${SEED})`);
@@ -163,7 +171,7 @@ for (const mode of MODES) {
     it('keeps the victim within the goals while every route of the document is attacked', async () => {
       const all = documentRoutes(doc);
       const chosen = all.filter((r) => !ROUTE_FILTER || ROUTE_FILTER.some((f) => r.name.includes(f)));
-      const phaseEnd = STARTED + BUDGET_MS * (mode === 'embedded' || MODES.length === 1 ? PHASE_END.embeddedRoutes : PHASE_END.serverRoutes);
+      const phaseEnd = STARTED + BUDGET_MS * (mode === 'embedded' ? PHASE_END.embeddedRoutes : PHASE_END.serverRoutes);
       // Embedded mode: every route, each run. Server mode: a seed-chosen subset within its share.
       const order: DocumentRoute[] = mode === 'embedded' ? chosen : shuffled(chosen, SEED);
       const targets = targetsOf(context);
