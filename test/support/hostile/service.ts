@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../engines';
 import { Mode, modeEnv } from '../app';
-import { APPS, Child, startProcess, untilLive } from '../processes';
+import { APPS, Child, eventually, startProcess, untilLive } from '../processes';
 
 /**
  * The service under attack as child processes (a crash is observed, not
@@ -72,6 +72,21 @@ export async function startService(mode: Mode, extra: NodeJS.ProcessEnv = {}): P
       });
     }
     await untilLive(children.service ?? children.api, baseUrl, 120_000);
+    // Server mode: the keys made by the CLI are known once the projector has caught up.
+    for (const [org, key] of [
+      [ORGS.attacker, keys.attacker],
+      [ORGS.victim, keys.victim],
+    ]) {
+      await eventually(
+        () =>
+          fetch(`${baseUrl}/api/v2/flows/${org}`, { headers: { Authorization: `Bearer ${key}` } }).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        (status) => status === 200,
+        120_000,
+      );
+    }
   };
   await start();
   const stop = async () => {
