@@ -1,0 +1,162 @@
+import { ORGS, Service } from './service';
+
+/**
+ * The victim organization's probe, on the test's main thread (the attacker
+ * has a thread of its own): GET its environment and /health/live every
+ * 200 ms, one small attestation a second, and one evaluation after another
+ * (its job), each sample kept with when it started. The figures of a window
+ * are the samples started within it. Every attestation answered 201 is
+ * remembered, to be found again at the end (nothing acknowledged lost).
+ */
+export interface Sample {
+  at: number;
+  ms: number;
+  ok: boolean;
+  what: string;
+}
+
+export interface Window {
+  from: number;
+  to: number;
+}
+
+export interface WindowFigures {
+  reads: { count: number; failures: number; p99: number; worst?: Sample };
+  writes: { count: number; failures: number; p99: number; worst?: Sample };
+  jobs: { count: number; failures: number; worstMs: number; worst?: Sample };
+  rss: Record<string, { peak: number }>;
+}
+
+export const VICTIM = { env: 'prod', flow: 'svc', trail: 'main' };
+const TRIVIAL = 'package policy\nimport rego.v1\ndefault allow := true\n';
+
+const p99 = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? 0;
+};
+
+export class VictimProbe {
+  readonly reads: Sample[] = [];
+  readonly writes: Sample[] = [];
+  readonly jobs: Sample[] = [];
+  readonly rssSamples: { at: number; rss: Record<string, number> }[] = [];
+  /** Names of the attestations answered 201. */
+  readonly acknowledged: string[] = [];
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private written = 0;
+
+  constructor(private readonly service: Service) {}
+
+  private as(path: string, init: RequestInit = {}): Promise<Response> {
+    return fetch(`${this.service.baseUrl}${path}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${this.service.keys.victim}`, ...(init.headers ?? {}) },
+      signal: AbortSignal.timeout(30_000),
+    });
+  }
+
+  private async timed(into: Sample[], what: string, run: () => Promise<boolean>): Promise<void> {
+    const at = Date.now();
+    const t0 = performance.now();
+    let ok = false;
+    try {
+      ok = await run();
+    } catch {
+      ok = false;
+    }
+    into.push({ at, ms: performance.now() - t0, ok, what });
+  }
+
+  private read(path: string) {
+    return this.timed(this.reads, `GET ${path}`, async () => {
+      const res = await this.as(path);
+      await res.arrayBuffer();
+      return res.status === 200;
+    });
+  }
+
+  /** One small attestation; remembered when acknowledged. */
+  write(): Promise<void> {
+    const name = `probe-${++this.written}`;
+    return this.timed(this.writes, `POST attestation ${name}`, async () => {
+      const res = await this.as(`/api/v2/attestations/${ORGS.victim}/${VICTIM.flow}/trail/${VICTIM.trail}/generic`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ attestation_name: name, is_compliant: true }),
+      });
+      await res.arrayBuffer();
+      if (res.status === 201) this.acknowledged.push(name);
+      return res.status === 201;
+    });
+  }
+
+  /** One evaluation of the victim's trail, from its request to its result. */
+  job(into = this.jobs): Promise<void> {
+    return this.timed(into, 'evaluation', async () => {
+      const res = await this.as(`/api/v2/evaluations/${ORGS.victim}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          context: { trails: [{ flow: VICTIM.flow, trail: VICTIM.trail }] },
+          policy: { files: { 'policy.rego': TRIVIAL } },
+        }),
+      });
+      const made = (await res.json()) as { id?: string };
+      if (res.status !== 201 || !made.id) return false;
+      for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
+        const got = (await (await this.as(`/api/v2/evaluations/${ORGS.victim}/${made.id}`)).json()) as { status?: string };
+        if (got.status === 'completed') return true;
+        if (got.status === 'failed') return false;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return false;
+    });
+  }
+
+  start(): void {
+    this.running = true;
+    const every = (ms: number, tick: () => Promise<unknown>) =>
+      (async () => {
+        while (this.running) {
+          const t = Date.now();
+          await tick();
+          const wait = ms - (Date.now() - t);
+          if (wait > 0 && this.running) await new Promise((r) => setTimeout(r, wait));
+        }
+      })();
+    this.loops = [
+      every(200, () =>
+        Promise.all([this.read(`/api/v2/environments/${ORGS.victim}/${VICTIM.env}`), this.read('/health/live')]).then(() =>
+          this.rssSamples.push({ at: Date.now(), rss: this.service.rss() }),
+        ),
+      ),
+      every(1000, () => this.write()),
+      every(500, () => this.job()),
+    ];
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+  }
+
+  figures(w: Window): WindowFigures {
+    const inside = (s: { at: number }) => s.at >= w.from && s.at <= w.to;
+    const summary = (samples: Sample[]) => {
+      const mine = samples.filter(inside);
+      const worst = mine.reduce<Sample | undefined>((a, s) => (!a || s.ms > a.ms ? s : a), undefined);
+      return { count: mine.length, failures: mine.filter((s) => !s.ok).length, p99: p99(mine.map((s) => s.ms)), worst };
+    };
+    const jobs = summary(this.jobs);
+    const rss: Record<string, { peak: number }> = {};
+    for (const s of this.rssSamples.filter(inside))
+      for (const [role, bytes] of Object.entries(s.rss)) rss[role] = { peak: Math.max(rss[role]?.peak ?? 0, bytes) };
+    return {
+      reads: summary(this.reads),
+      writes: summary(this.writes),
+      jobs: { count: jobs.count, failures: jobs.failures, worstMs: jobs.worst?.ms ?? 0, worst: jobs.worst },
+      rss,
+    };
+  }
+}
