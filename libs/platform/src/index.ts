@@ -1,12 +1,13 @@
 /** What `#des/platform` publishes to the other libraries, the apps and the tests; the rest is its own. */
 export { AggregateCommand } from './aggregate-command';
-export { ApiError, errorBody, VALIDATION_FAILED } from './api-error';
+export { ApiError, errorBody, RETRY_AFTER_SECONDS, VALIDATION_FAILED } from './api-error';
 export { AtQuery, IsInstant, periodOf } from './at-query';
 export { safeCell } from './csv-cell';
 export { pinnedNow } from './pinned-now';
 export { AttachmentStore } from './attachment-store';
 export { runBackgroundProcess } from './background-process';
 export { STORED_YAML, YAML_LIMITS, YamlRefusal, parseBoundedYaml, type YamlLimits } from './bounded-yaml';
+export { parseTenantYaml, YamlParsing } from './yaml-parsing';
 export { codeFingerprint } from './code-fingerprint';
 export { EventLogQuota } from './event-log-quota';
 export { CommandExecutor, type ExecuteOptions } from './command-executor';
