@@ -38,7 +38,15 @@ export {
 export { openEngines, openEventStore } from './engines';
 export { ErrorBodyFilter } from './error-body.filter';
 export { idempotentAttempts, stableId } from './idempotent-attempt';
-export { MAX_JSON_DEPTH, TOO_DEEP, textNestsDeeperThan } from './json-depth';
+export {
+  JSON_EXCESS_MESSAGES,
+  jsonTextExcess,
+  MAX_JSON_DEPTH,
+  MAX_JSON_NODES,
+  MAX_OBJECT_KEYS,
+  TOO_DEEP,
+  textNestsDeeperThan,
+} from './json-depth';
 export { JsonStringBody, jsonString } from './json-string';
 export { Metrics } from './metrics';
 export { IsPageNumber, IsPerPage, PageQuery, paged } from './paging';
