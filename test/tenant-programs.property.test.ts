@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import RE2 from 're2';
 import { isAlias, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
 import { CustomEvaluator } from '#des/attestation-types';
-import { parseBoundedYaml, YAML_LIMITS, YamlRefusal } from '#des/platform';
+import { parseTenantYaml, YAML_LIMITS, YamlRefusal } from '#des/platform';
 import { parseExpression, readPolicy } from '#des/policies';
 import { modeEnv, startApp, TestApp } from './support/app';
 import { BOUNDS } from './support/noisy-neighbour';
@@ -464,7 +464,7 @@ describe('property: tenant programs, patterns and documents stay within their bo
       fc.asyncProperty(yamlDocument, async (document) => {
         let value: unknown;
         try {
-          value = await watch.during(() => parseBoundedYaml(document));
+          value = await watch.during(() => parseTenantYaml(document));
         } catch (error) {
           assert.ok(error instanceof YamlRefusal, `not a YamlRefusal: ${String(error)}`);
           assert.ok(error.message.length > 0);

@@ -1,7 +1,8 @@
 import {
   ApiError,
-  parseBoundedYaml,
+  parseTenantYaml,
   readUploadedPart,
+  RETRY_AFTER_SECONDS,
   type UploadedPart,
   VALIDATION_FAILED,
   YamlRefusal,
@@ -18,10 +19,14 @@ async function templateFileOf(parts: UploadedPart[], required: boolean): Promise
   const content = await readUploadedPart(file);
   let template: unknown;
   try {
-    template = parseBoundedYaml(content);
+    template = await parseTenantYaml(content);
   } catch (error) {
     if (!(error instanceof YamlRefusal) || error.kind === 'syntax')
       throw new ApiError(400, VALIDATION_FAILED, { template_file: `not YAML: ${(error as Error).message}` });
+    if (error.status === 503)
+      throw new ApiError(503, `The template ${error.message}`, null, {
+        'Retry-After': String(RETRY_AFTER_SECONDS),
+      });
     const message = error.status === 413 ? 'Template file too large' : VALIDATION_FAILED;
     throw new ApiError(error.status, message, { template_file: `the template ${error.message}` });
   }

@@ -58,6 +58,30 @@ describe('bounded YAML', () => {
     assert.deepEqual(parseBoundedYaml('a: {b: 1}\nc: {b: 2}'), { a: { b: 1 }, c: { b: 2 } });
   });
 
+  it('refuses the measured bombs from their text, before any parser sees them (issue 49)', () => {
+    // 2 KB: on the event loop, the first parse overflowed the stack, the second aborted the process.
+    const sequences = refusal(`${'- '.repeat(1000)}x\n`);
+    assert.deepEqual([sequences.kind, sequences.status], ['limit', 400]);
+    assert.match(sequences.message, /nests more than 64 collections/);
+    // 801 bytes: 10.9 s of parse and 449 MB, then a 598 KB message echoing the key.
+    const keys = refusal(`${'? '.repeat(400)}x\n`);
+    assert.deepEqual([keys.kind, keys.status], ['limit', 400]);
+    assert.match(keys.message, /nests a complex key/);
+    assert.ok(keys.message.length < 200);
+  });
+
+  it('refuses a collection key inside a collection key, found once parsed', () => {
+    assert.deepEqual(parseBoundedYaml('? [a, b]\n: c\n'), { '[ a, b ]': 'c' });
+    assert.match(refusal('? {[a]: b}\n: c\n').message, /nests a complex key/);
+  });
+
+  it('quotes at most 80 characters of a repeated key', () => {
+    const key = 'k'.repeat(1000);
+    const repeated = refusal(`${key}: 1\n${key}: 2\n`);
+    assert.ok(repeated.message.length < 200, repeated.message);
+    assert.match(repeated.message, /… \(1000 characters\)/);
+  });
+
   it("answers invalid YAML with the parser's first line", () => {
     const invalid = refusal('a: [1, 2\n');
     assert.equal(invalid.kind, 'syntax');

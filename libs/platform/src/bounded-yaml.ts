@@ -1,4 +1,5 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { type YamlShapeExcess, yamlShapeExcess } from './yaml-shape';
 
 /**
  * Limits on a tenant's YAML document (environment policies, flow templates:
@@ -11,7 +12,7 @@ export interface YamlLimits {
   maxBytes: number;
   /** Nodes: counted from the text before parsing as an upper bound (line breaks, flow separators, `- `, `: `, `? ` indicators), then exactly once parsed. */
   maxNodes: number;
-  /** Flow collections (`[`, `{`) open inside one another. */
+  /** Collections open inside one another, block (indented or compact, `- - x`) and flow (`[`, `{`) together. */
   maxDepth: number;
   /** Aliases (`*name`) the document may resolve (yaml's `maxAliasCount`). */
   maxAliases: number;
@@ -35,56 +36,56 @@ export const STORED_YAML: YamlLimits = {
   maxAliases: 100,
 };
 
-/** Why a YAML document is refused: `syntax` (not YAML, or a key repeated) or a limit (413 for its size). */
+/**
+ * Why a YAML document is refused: `syntax` (not YAML, or a key repeated) or a
+ * limit (413 for its size, 400 for its shape or its parse's budgets, 503 when
+ * no thread could parse it).
+ */
 export class YamlRefusal extends Error {
   constructor(
     readonly kind: 'syntax' | 'limit',
-    readonly status: 400 | 413,
+    readonly status: 400 | 413 | 503,
     message: string,
   ) {
     super(message);
   }
 }
 
-const NEWLINE = 10;
-const SPACE = 32;
-const TAB = 9;
-const COMMA = 44;
-const COLON = 58;
-const OPEN = new Set([91, 123]); // [ {
-const CLOSE = new Set([93, 125]); // ] }
-const INDICATORS = new Set([45, 58, 63]); // - : ?
-
-/** The document's nodes and flow nesting as counted from its text in one pass (over-counting is safe). */
-function measure(text: string, limits: YamlLimits): YamlRefusal | undefined {
-  let nodes = 1;
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === NEWLINE || c === COMMA) nodes++;
-    else if (OPEN.has(c)) {
-      nodes++;
-      if (++depth > limits.maxDepth)
-        return new YamlRefusal('limit', 400, `nests more than ${limits.maxDepth} flow collections`);
-    } else if (CLOSE.has(c)) depth = Math.max(0, depth - 1);
-    else if (c === COLON && depth > 0)
-      nodes += 2; // in flow, `"k":v` needs no space, and `[k: v]` is a mapping of its own
-    else if (INDICATORS.has(c)) {
-      const next = text.charCodeAt(i + 1);
-      if (next === SPACE || next === TAB || next === NEWLINE || Number.isNaN(next)) nodes++;
-    }
-    if (nodes > limits.maxNodes)
-      return new YamlRefusal('limit', 400, `has more than ${limits.maxNodes} nodes (lines, items and keys)`);
+/**
+ * The parser overflowed its stack (a shape the measurement missed). Past one,
+ * the isolate's regular expressions can abort the whole process on their next
+ * compilation (V8's "RegExpCompiler Allocation failed"), so the thread that
+ * met it is never used again.
+ */
+export class StackOverflowRefusal extends YamlRefusal {
+  constructor() {
+    super('limit', 400, 'nests too deeply for the parser');
   }
-  return undefined;
 }
 
+const EXCESS_MESSAGES: Record<YamlShapeExcess, (limits: YamlLimits) => string> = {
+  nodes: (limits) => `has more than ${limits.maxNodes} nodes (lines, items and keys)`,
+  depth: (limits) =>
+    `nests more than ${limits.maxDepth} collections (block and flow together, compact ones such as "- - x" included)`,
+  'nested-complex-key': () => 'nests a complex key ("? " or a collection as a key) inside another',
+};
+
+const refusalFor = (excess: YamlShapeExcess, limits: YamlLimits) =>
+  new YamlRefusal('limit', 400, EXCESS_MESSAGES[excess](limits));
+
+/** Longest part of a tenant's text quoted back in a refusal: a key, or the parser's first line (which may quote the text). */
+const QUOTED_CHARS = 80;
+const PARSER_LINE_CHARS = 200;
+
+const quoted = (text: string, max = QUOTED_CHARS) =>
+  text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+
 /**
- * Parses a tenant's YAML document within the limits; throws YamlRefusal. A key
- * repeated in a mapping is refused as the parser would, found with one set per
- * mapping instead of the parser's pairwise comparison.
+ * The cheap first gate, on the event loop: the document's size, and its shape
+ * measured from its text in one pass (yaml-shape.ts). Throws YamlRefusal;
+ * answers the text.
  */
-export function parseBoundedYaml(source: string | Buffer, limits: YamlLimits = YAML_LIMITS): unknown {
+export function checkYamlText(source: string | Buffer, limits: YamlLimits = YAML_LIMITS): string {
   const bytes = typeof source === 'string' ? Buffer.byteLength(source, 'utf8') : source.length;
   if (bytes > limits.maxBytes)
     throw new YamlRefusal(
@@ -93,8 +94,28 @@ export function parseBoundedYaml(source: string | Buffer, limits: YamlLimits = Y
       `is larger than the ${limits.maxBytes / 1024} KiB YAML documents may be`,
     );
   const text = typeof source === 'string' ? source : source.toString('utf8');
-  const tooBig = measure(text, limits);
-  if (tooBig) throw tooBig;
+  if (Number.isFinite(limits.maxNodes) || Number.isFinite(limits.maxDepth)) {
+    const excess = yamlShapeExcess(text, limits);
+    if (excess) throw refusalFor(excess, limits);
+  }
+  return text;
+}
+
+/**
+ * Parses a tenant's YAML document within the limits; throws YamlRefusal. A key
+ * repeated in a mapping is refused as the parser would, found with one set per
+ * mapping instead of the parser's pairwise comparison.
+ */
+export function parseBoundedYaml(source: string | Buffer, limits: YamlLimits = YAML_LIMITS): unknown {
+  return parseCheckedYaml(checkYamlText(source, limits), limits);
+}
+
+/**
+ * The parse itself, of a text checkYamlText passed: on the event loop for a
+ * stored version, in a thread of the YAML pool for a tenant's upload
+ * (yaml-parsing.ts). A stack overflow is refused as `StackOverflowRefusal`.
+ */
+export function parseCheckedYaml(text: string, limits: YamlLimits): unknown {
   const lines = new LineCounter();
   let document;
   try {
@@ -103,8 +124,10 @@ export function parseBoundedYaml(source: string | Buffer, limits: YamlLimits = Y
     throw nestedTooDeeply(error);
   }
   const [error] = document.errors;
-  if (error) throw new YamlRefusal('syntax', 400, error.message.split('\n')[0]);
-  const { repeated, nodes, aliases } = walk(document.contents);
+  if (error && /call stack/i.test(error.message)) throw new StackOverflowRefusal();
+  if (error) throw new YamlRefusal('syntax', 400, quoted(error.message.split('\n')[0], PARSER_LINE_CHARS));
+  const { repeated, nodes, aliases, nestedKey } = walk(document.contents);
+  if (nestedKey) throw refusalFor('nested-complex-key', limits);
   if (nodes > limits.maxNodes)
     throw new YamlRefusal('limit', 400, `has more than ${limits.maxNodes} nodes (lines, items and keys)`);
   // The parser finds each alias's anchor by walking the document (quadratic in aliases): a new
@@ -116,7 +139,7 @@ export function parseBoundedYaml(source: string | Buffer, limits: YamlLimits = Y
     throw new YamlRefusal(
       'syntax',
       400,
-      `Map keys must be unique: "${repeated.key}" at line ${line}, column ${col}`,
+      `Map keys must be unique: "${quoted(repeated.key)}" at line ${line}, column ${col}`,
     );
   }
   try {
@@ -129,7 +152,7 @@ export function parseBoundedYaml(source: string | Buffer, limits: YamlLimits = Y
 }
 
 function nestedTooDeeply(error: unknown): unknown {
-  return error instanceof RangeError ? new YamlRefusal('limit', 400, 'nests too deeply') : error;
+  return error instanceof RangeError ? new StackOverflowRefusal() : error;
 }
 
 /**
@@ -137,12 +160,18 @@ function nestedTooDeeply(error: unknown): unknown {
  * work; this one is exact) and the first scalar key repeated in a mapping,
  * walked without recursion.
  */
-function walk(root: unknown): { nodes: number; aliases: number; repeated?: { key: string; offset: number } } {
-  const pending: unknown[] = [root];
+function walk(root: unknown): {
+  nodes: number;
+  aliases: number;
+  repeated?: { key: string; offset: number };
+  nestedKey?: boolean;
+} {
+  // Each node with whether it is inside a collection used as a key.
+  const pending: [unknown, boolean][] = [[root, false]];
   let nodes = 0;
   let aliases = 0;
   while (pending.length) {
-    const node = pending.pop();
+    const [node, inKey] = pending.pop()!;
     if (isMap(node)) {
       nodes++;
       const seen = new Set<string>();
@@ -157,13 +186,17 @@ function walk(root: unknown): { nodes: number; aliases: number; repeated?: { key
               repeated: { key: String(pair.key.value), offset: pair.key.range?.[0] ?? 0 },
             };
           seen.add(id);
-        } else pending.push(pair.key);
-        pending.push(pair.value);
+        } else if (pair.key !== null) {
+          // toJS writes a collection key as text, once per key it is nested in
+          if (inKey && (isMap(pair.key) || isSeq(pair.key))) return { nodes, aliases, nestedKey: true };
+          pending.push([pair.key, true]);
+        }
+        pending.push([pair.value, inKey]);
       }
     } else if (isSeq(node)) {
       nodes++;
-      pending.push(...node.items);
-    } else if (isPair(node)) pending.push(node.key, node.value);
+      for (const item of node.items) pending.push([item, inKey]);
+    } else if (isPair(node)) pending.push([node.key, true], [node.value, inKey]);
     else if (isScalar(node)) nodes++;
     else if (isAlias(node)) {
       nodes++;

@@ -11,7 +11,7 @@ import type { Request, Response } from 'express';
 import multer from 'multer';
 import { readFile } from 'node:fs/promises';
 import { finished } from 'node:stream';
-import { textNestsDeeperThan, TOO_DEEP } from './json-depth';
+import { JSON_EXCESS_MESSAGES, jsonTextExcess } from './json-depth';
 import { ApiError, VALIDATION_FAILED } from './api-error';
 import { AttachmentStore } from './attachment-store';
 import { RequestUploads, setRequestUploads, StreamedToDisk } from './streamed-upload';
@@ -132,9 +132,9 @@ export class DataJsonGuard implements CanActivate {
     if (typeof raw !== 'string') {
       throw new ApiError(400, VALIDATION_FAILED, { data_json: 'send the JSON body in the part data_json' });
     }
-    // Refused from its text, as a JSON body is (`textNestsDeeperThan` in the body parser's verify).
-    if (textNestsDeeperThan(Buffer.from(raw, 'utf8')))
-      throw new ApiError(400, VALIDATION_FAILED, { data_json: TOO_DEEP });
+    // Refused from its text, as a JSON body is (`jsonTextExcess` in the body parser's verify).
+    const excess = jsonTextExcess(Buffer.from(raw, 'utf8'));
+    if (excess) throw new ApiError(400, VALIDATION_FAILED, { data_json: JSON_EXCESS_MESSAGES[excess] });
     let body: unknown;
     try {
       body = JSON.parse(raw);

@@ -1,6 +1,6 @@
 /** What `#des/platform` publishes to the other libraries, the apps and the tests; the rest is its own. */
 export { AggregateCommand } from './aggregate-command';
-export { ApiError, errorBody, VALIDATION_FAILED } from './api-error';
+export { ApiError, errorBody, RETRY_AFTER_SECONDS, VALIDATION_FAILED } from './api-error';
 export { AtQuery, IsInstant, periodOf } from './at-query';
 export { safeCell } from './csv-cell';
 export { pinnedNow } from './pinned-now';
@@ -9,6 +9,7 @@ export { sendStream } from './streamed-download';
 export { jsonPieces, sendJson } from './streamed-json';
 export { runBackgroundProcess } from './background-process';
 export { STORED_YAML, YAML_LIMITS, YamlRefusal, parseBoundedYaml, type YamlLimits } from './bounded-yaml';
+export { parseTenantYaml, YamlParsing } from './yaml-parsing';
 export { codeFingerprint } from './code-fingerprint';
 export { EventLogQuota } from './event-log-quota';
 export { CommandExecutor, type ExecuteOptions } from './command-executor';
@@ -40,7 +41,15 @@ export {
 export { openEngines, openEventStore } from './engines';
 export { ErrorBodyFilter } from './error-body.filter';
 export { idempotentAttempts, stableId } from './idempotent-attempt';
-export { MAX_JSON_DEPTH, TOO_DEEP, textNestsDeeperThan } from './json-depth';
+export {
+  JSON_EXCESS_MESSAGES,
+  jsonTextExcess,
+  MAX_JSON_DEPTH,
+  MAX_JSON_NODES,
+  MAX_OBJECT_KEYS,
+  TOO_DEEP,
+  textNestsDeeperThan,
+} from './json-depth';
 export { JsonStringBody, jsonString } from './json-string';
 export { Metrics } from './metrics';
 export { IsPageNumber, IsPerPage, PageQuery, paged } from './paging';

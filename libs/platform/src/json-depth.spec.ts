@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_JSON_DEPTH, textNestsDeeperThan } from './json-depth';
+import {
+  jsonTextExcess,
+  MAX_JSON_DEPTH,
+  MAX_JSON_NODES,
+  MAX_OBJECT_KEYS,
+  textNestsDeeperThan,
+} from './json-depth';
 
 /** The definition the text scan is held to: a walk of the parsed value (without recursion). */
 function nestsDeeperThan(value: unknown, limit = MAX_JSON_DEPTH): boolean {
@@ -50,5 +56,42 @@ describe('JSON nesting depth, read from the text', () => {
     assert.equal(nestsDeeperThan(nested(MAX_JSON_DEPTH + 1)), true, 'the reference counts as the scan does');
     assert.equal(textNestsDeeperThan(Buffer.from('{"a":"[[[[\\"[[["}'), 1), false);
     assert.equal(textNestsDeeperThan(Buffer.from('['.repeat(3_000_000)), 100), true);
+  });
+});
+
+describe('JSON object width, read from the text', () => {
+  /** The widest object of the parsed value. */
+  function widest(value: unknown): number {
+    let most = 0;
+    const stack = [value];
+    while (stack.length) {
+      const current = stack.pop();
+      if (current === null || typeof current !== 'object') continue;
+      if (!Array.isArray(current)) most = Math.max(most, Object.keys(current).length);
+      stack.push(...Object.values(current));
+    }
+    return most;
+  }
+
+  it('agrees with the parsed value: keys in strings, arrays and nested objects are not the object’s', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.integer({ min: 0, max: 6 }), (value, limit) => {
+        const excess = jsonTextExcess(text(value), MAX_JSON_DEPTH, limit);
+        assert.equal(excess === 'keys', widest(value) > limit, JSON.stringify(value));
+      }),
+    );
+  });
+
+  it('refuses an object of one key more than MAX_OBJECT_KEYS, and takes that many per object however many objects', () => {
+    const object = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, ':']));
+    assert.equal(jsonTextExcess(text({ tags: object(MAX_OBJECT_KEYS + 1) })), 'keys');
+    assert.equal(jsonTextExcess(text([object(MAX_OBJECT_KEYS), object(MAX_OBJECT_KEYS)])), undefined);
+    assert.equal(jsonTextExcess(text(nested(MAX_JSON_DEPTH + 1))), 'depth');
+  });
+
+  it('refuses more values than MAX_JSON_NODES, counted from commas and brackets outside strings', () => {
+    assert.equal(jsonTextExcess(text({ v: Array(MAX_JSON_NODES + 2).fill(0) })), 'nodes');
+    assert.equal(jsonTextExcess(text({ v: Array(MAX_JSON_NODES - 10).fill(0) })), undefined);
+    assert.equal(jsonTextExcess(text({ v: ','.repeat(10 * MAX_JSON_NODES) })), undefined);
   });
 });

@@ -8,10 +8,69 @@ export const MAX_JSON_DEPTH = 100;
 export const TOO_DEEP = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
 
 /**
+ * How many keys one JSON object may have in a request. class-transformer,
+ * which the validation pipe runs on every body, removes repeated keys of
+ * each object it copies by comparing every key with all those before it:
+ * an object of 700,000 keys held the event loop for 13 minutes. With at most
+ * MAX_JSON_NODES values, objects of 256 keys cost at most 128 comparisons a key.
+ */
+export const MAX_OBJECT_KEYS = 256;
+
+export const TOO_WIDE = `JSON object with more than ${MAX_OBJECT_KEYS} keys`;
+
+/**
+ * How many values (array items, object members, arrays and objects) a
+ * request's JSON may hold. Each costs about a microsecond on the event loop
+ * in class-transformer and class-validator: 5 million items of one array held
+ * it for 5 s.
+ */
+export const MAX_JSON_NODES = 100_000;
+
+export const TOO_MANY_NODES = `JSON with more than ${MAX_JSON_NODES} values (array items and object members)`;
+
+/**
+ * What of the JSON text's shape is over its limits, read from the text before
+ * it is parsed (strings skipped), in one pass: `depth` (arrays and objects
+ * nested deeper than `maxDepth`), `keys` (an object with more than `maxKeys`
+ * keys, each `:` directly inside it) or `nodes` (more than `maxNodes` values,
+ * counted as the commas, `[` and `{` — an upper bound).
+ */
+export function jsonTextExcess(
+  text: Buffer,
+  maxDepth = MAX_JSON_DEPTH,
+  maxKeys = MAX_OBJECT_KEYS,
+  maxNodes = MAX_JSON_NODES,
+): 'depth' | 'keys' | 'nodes' | undefined {
+  let depth = 0;
+  let nodes = 0;
+  // Keys seen so far in the object open at each depth (-1: an array).
+  const keys = new Int32Array(maxDepth + 2);
+  for (let i = 0; i < text.length; i++) {
+    const byte = text[i];
+    if (byte === 0x22) {
+      i = jsonStringEnd(text, i + 1);
+      if (i < 0) return undefined;
+    } else if (byte === 0x7b || byte === 0x5b) {
+      if (++depth > maxDepth) return 'depth';
+      if (++nodes > maxNodes) return 'nodes';
+      keys[depth] = byte === 0x7b ? 0 : -1;
+    } else if (byte === 0x2c) {
+      if (++nodes > maxNodes) return 'nodes';
+    } else if (byte === 0x7d || byte === 0x5d) {
+      if (depth > 0) depth--;
+    } else if (byte === 0x3a && depth > 0 && keys[depth] >= 0 && ++keys[depth] > maxKeys) return 'keys';
+  }
+  return undefined;
+}
+
+/**
  * Whether JSON text nests deeper than `limit` arrays and objects, read from
  * the text before it is parsed (strings skipped), so a body nested millions
  * deep is refused without building its values.
  */
+/** What a request is told for each excess, under `body` or `data_json`. */
+export const JSON_EXCESS_MESSAGES = { depth: TOO_DEEP, keys: TOO_WIDE, nodes: TOO_MANY_NODES } as const;
+
 export function textNestsDeeperThan(text: Buffer, limit = MAX_JSON_DEPTH): boolean {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {

@@ -20,6 +20,12 @@ export interface TenantProgramsConfig {
    * (`DES_PROGRAM_NICE`, 0–19; 0 turns it off): they yield the cores to serving requests (ADR 0005).
    */
   programNice: number;
+  /** Threads parsing tenants' YAML documents, policies and flow templates (`DES_YAML_THREADS`). */
+  yamlThreads: number;
+  /** Wall-clock budget of parsing one YAML document (`DES_YAML_BUDGET_MS`); over it: 400 naming it. */
+  yamlBudgetMs: number;
+  /** Ceiling on a YAML thread's heap, in MiB (`DES_YAML_HEAP_MB`); over it: 400 naming it. */
+  yamlHeapMb: number;
 }
 
 export const TENANT_PROGRAM_SETTINGS = {
@@ -45,6 +51,14 @@ export const TENANT_PROGRAM_SETTINGS = {
     "CPU nice value of the threads running tenants' rules, schemas and policies (0: as the process)",
     { min: 0, max: 19 },
   ),
+  yamlThreads: integer(
+    'DES_YAML_THREADS',
+    Math.max(1, Math.min(2, availableParallelism() - 1)),
+    "threads parsing tenants' YAML documents (policies, flow templates)",
+    { min: 1, max: 16, shownDefault: 'cores − 1 (1–2)' },
+  ),
+  yamlBudgetMs: integer('DES_YAML_BUDGET_MS', 1000, 'budget of parsing one YAML document', { min: 1 }),
+  yamlHeapMb: integer('DES_YAML_HEAP_MB', 64, 'heap of a thread parsing YAML documents, in MiB', { min: 16 }),
 };
 
 export function tenantProgramsConfig(env: NodeJS.ProcessEnv): TenantProgramsConfig {

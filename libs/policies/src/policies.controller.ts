@@ -18,13 +18,12 @@ import {
   ReadModelsAt,
   Requires,
   VALIDATION_FAILED,
-  YAML_LIMITS,
 } from '#des/platform';
 import type { Doc, ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { PolicyEventView, PolicyVersionView, PolicyView } from './policies.dto';
 import { ChangePolicy } from './policy.commands';
-import { readPolicy } from './policy-document';
+import { readUploadedPolicy } from './policy-document';
 import type { PolicyType } from './policy.decider';
 import { POLICY_PAYLOAD_SCHEMA, readPayload } from './policy-payload';
 import { PolicyUploadGuard } from './policy-upload.guard';
@@ -99,7 +98,7 @@ export class PoliciesController {
     const text = policyText(req);
     const errors = 'errors' in read ? { ...read.errors } : {};
     if (text === undefined) errors.policy_file = 'is required: the policy YAML in policy_file.0';
-    const policy = text === undefined ? undefined : readPolicy(text, YAML_LIMITS);
+    const policy = text === undefined ? undefined : await readUploadedPolicy(text);
     if (policy && 'errors' in policy) Object.assign(errors, policy.errors);
     if (Object.keys(errors).length || !('payload' in read) || text === undefined)
       throw new ApiError(400, VALIDATION_FAILED, errors);

@@ -1,6 +1,15 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { NAMEABLE_ATTESTATION_TYPE } from '#des/kernel';
-import { ApiError, parseBoundedYaml, STORED_YAML, type YamlLimits, YamlRefusal } from '#des/platform';
+import {
+  ApiError,
+  parseBoundedYaml,
+  parseTenantYaml,
+  RETRY_AFTER_SECONDS,
+  STORED_YAML,
+  YAML_LIMITS,
+  type YamlLimits,
+  YamlRefusal,
+} from '#des/platform';
 import { ExpressionError, parseExpression } from './policy-expression';
 
 /** An environment policy (DESIGN §10), as its YAML says it. */
@@ -122,26 +131,49 @@ function expressions(policy: EnvironmentPolicy): [string, string][] {
   return found;
 }
 
+type ReadPolicy = { policy: EnvironmentPolicy } | { errors: Record<string, string> };
+
 /**
  * The policy file, checked: valid YAML within `limits` (an upload passes
  * YAML_LIMITS; a stored version is read as it was accepted), the keys of
  * DESIGN §10 and nothing else, and every `if` a valid expression. Errors map a
  * field path to what is wrong; a document over the size limit throws 413.
+ * Parsed on the event loop: for stored versions, which were uploaded within
+ * the limits; an upload is read with readUploadedPolicy.
  */
-export function readPolicy(
-  text: string,
-  limits: YamlLimits = STORED_YAML,
-): { policy: EnvironmentPolicy } | { errors: Record<string, string> } {
+export function readPolicy(text: string, limits: YamlLimits = STORED_YAML): ReadPolicy {
   let document: unknown;
   try {
     document = parseBoundedYaml(text, limits);
   } catch (error) {
-    if (!(error instanceof YamlRefusal))
-      return { errors: { policy_file: `not valid YAML: ${String(error)}` } };
-    if (error.status === 413) throw policyTooLarge(limits);
-    const said = error.kind === 'syntax' ? `not valid YAML: ${error.message}` : `the policy ${error.message}`;
-    return { errors: { policy_file: said } };
+    return refused(error, limits);
   }
+  return checkPolicy(document);
+}
+
+/** An uploaded policy file, read as readPolicy reads one, its YAML parsed off the event loop (parseTenantYaml). */
+export async function readUploadedPolicy(text: string): Promise<ReadPolicy> {
+  let document: unknown;
+  try {
+    document = await parseTenantYaml(text, YAML_LIMITS);
+  } catch (error) {
+    return refused(error, YAML_LIMITS);
+  }
+  return checkPolicy(document);
+}
+
+function refused(error: unknown, limits: YamlLimits): ReadPolicy {
+  if (!(error instanceof YamlRefusal)) return { errors: { policy_file: `not valid YAML: ${String(error)}` } };
+  if (error.status === 413) throw policyTooLarge(limits);
+  if (error.status === 503)
+    throw new ApiError(503, `The policy ${error.message}`, null, {
+      'Retry-After': String(RETRY_AFTER_SECONDS),
+    });
+  const said = error.kind === 'syntax' ? `not valid YAML: ${error.message}` : `the policy ${error.message}`;
+  return { errors: { policy_file: said } };
+}
+
+function checkPolicy(document: unknown): ReadPolicy {
   if (!validate(document)) return { errors: Object.fromEntries((validate.errors ?? []).map(describe)) };
   const errors: Record<string, string> = {};
   for (const [path, source] of expressions(document)) {

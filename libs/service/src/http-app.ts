@@ -18,7 +18,8 @@ import {
   StorageHealth,
   Metrics,
   PUBLIC_URL_SETTING,
-  textNestsDeeperThan,
+  JSON_EXCESS_MESSAGES,
+  jsonTextExcess,
   TOO_DEEP,
   VALIDATION_FAILED,
   validationPipe,
@@ -199,10 +200,13 @@ function requestBody(parse: RequestHandler) {
 
 /**
  * JSON nested too deep for the recursive steps after it (validation, the
- * log's canonical JSON) is refused from its text, before it is parsed.
+ * log's canonical JSON), or too wide or large for class-transformer's copy
+ * (quadratic in an object's keys), is refused from its text, before it is parsed.
  */
 function refuseDeepJson(_req: Request, _res: Response, text: Buffer): void {
-  if (textNestsDeeperThan(text)) throw new Error(TOO_DEEP);
+  const excess = jsonTextExcess(text);
+  if (excess === 'depth') throw new Error(TOO_DEEP);
+  if (excess) throw new ApiError(400, VALIDATION_FAILED, { body: JSON_EXCESS_MESSAGES[excess] });
 }
 
 /**
