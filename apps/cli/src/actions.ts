@@ -1,9 +1,7 @@
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { DomainError } from '#des/kernel';
-import { CommandExecutor, Config, PlatformModule } from '#des/platform';
+import type { Config } from '#des/platform';
 import { ChangeDelivery, deliveryDecider, deliveryStream } from '#des/actions';
-import { allProjections, allUpcasters } from '#des/service';
+import { withLog } from './with-log';
 
 /**
  * `actions redeliver <org> <number> <delivery>`: sends a dead-lettered
@@ -16,40 +14,32 @@ export async function redeliver(
   number: number,
   delivery: string,
 ): Promise<void> {
-  @Module({
-    imports: [
-      PlatformModule.forRoot({ config, role: 'cli', projections: allProjections, upcasters: allUpcasters }),
-    ],
-  })
-  class CliModule {}
-  const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error'] });
   try {
-    const executor = app.get(CommandExecutor);
-    const { state } = await executor.load(deliveryStream(org, delivery), deliveryDecider);
-    if (!state.scheduled || state.scheduled.action !== number)
-      throw new Error(`action ${number} of '${org}' has no delivery ${delivery}`);
-    const command = new ChangeDelivery(
-      org,
-      { kind: 'redeliver', id: delivery },
-      { org, actor: { kind: 'system', name: 'cli' } },
-      { awaitReadModels: false },
-    );
-    const done = await executor.execute(
-      command.stream,
-      command.decider,
-      command.command,
-      command.metadata,
-      command.options,
-    );
-    const round = done.state.round;
-    console.log(`Delivery ${delivery} of action ${number} will be sent again (round ${round}).`);
+    await withLog(config, async (_events, executor) => {
+      const { state } = await executor.load(deliveryStream(org, delivery), deliveryDecider);
+      if (!state.scheduled || state.scheduled.action !== number)
+        throw new Error(`action ${number} of '${org}' has no delivery ${delivery}`);
+      const command = new ChangeDelivery(
+        org,
+        { kind: 'redeliver', id: delivery },
+        { org, actor: { kind: 'system', name: 'cli' } },
+        { awaitReadModels: false },
+      );
+      const done = await executor.execute(
+        command.stream,
+        command.decider,
+        command.command,
+        command.metadata,
+        command.options,
+      );
+      const round = done.state.round;
+      console.log(`Delivery ${delivery} of action ${number} will be sent again (round ${round}).`);
+    });
   } catch (error) {
     if (error instanceof DomainError) {
       const detail = Object.values(error.errors ?? {}).join('; ');
       throw new Error(detail ? `${error.message}: ${detail}` : error.message);
     }
     throw error;
-  } finally {
-    await app.close();
   }
 }

@@ -1,27 +1,9 @@
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { type EventStore, nowMicros } from '#des/event-store';
-import { CommandExecutor, Config, EVENT_STORE, PlatformModule } from '#des/platform';
+import { nowMicros } from '#des/event-store';
+import type { Config } from '#des/platform';
 import { cancellation, ChangeEvaluation, type EvaluationJobView, listEvaluationJobs } from '#des/evaluations';
-import { allProjections, allUpcasters } from '#des/service';
+import { withLog } from './with-log';
 
 const CLI = { kind: 'system', name: 'cli' } as const;
-
-/** The log, and the command path, as the CLI reaches them (no read models, no queue). */
-async function withLog<T>(config: Config, run: (events: EventStore, executor: CommandExecutor) => Promise<T>) {
-  @Module({
-    imports: [
-      PlatformModule.forRoot({ config, role: 'cli', projections: allProjections, upcasters: allUpcasters }),
-    ],
-  })
-  class CliModule {}
-  const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error'] });
-  try {
-    return await run(app.get<EventStore>(EVENT_STORE), app.get(CommandExecutor));
-  } finally {
-    await app.close();
-  }
-}
 
 /** `jobs list <org>`: the organization's evaluations not finished (from the log: any mode, service up or not). */
 export async function listJobs(config: Config, org: string): Promise<void> {
@@ -40,7 +22,13 @@ export async function cancelJobs(config: Config, org: string, which: { id: strin
     const ids = which === 'all' ? (await listEvaluationJobs(events, org)).map((j) => j.id) : [which.id];
     const done: string[] = [];
     for (const id of ids) {
-      const command = new ChangeEvaluation(org, id, cancellation(id), { org, actor: CLI }, { awaitReadModels: false });
+      const command = new ChangeEvaluation(
+        org,
+        id,
+        cancellation(id),
+        { org, actor: CLI },
+        { awaitReadModels: false },
+      );
       const executed = await executor.execute(
         command.stream,
         command.decider,
@@ -63,7 +51,11 @@ function describeJobs(org: string, jobs: EvaluationJobView[], now: number): stri
   const rows = jobs.map((j) => [j.id, j.kind, j.state, String(j.attempts), age(now - j.requestedAt)]);
   const header = ['ID', 'KIND', 'STATE', 'RUNS', 'AGE'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [`Jobs of '${org}' not finished (${jobs.length}):`, line(header), ...rows.map(line)].join('\n');
 }
 
