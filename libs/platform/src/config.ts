@@ -363,7 +363,7 @@ export const SETTINGS = {
   ),
   httpMaxConnectionsPerAddress: integer(
     'DES_HTTP_MAX_CONNECTIONS_PER_ADDRESS',
-    100,
+    256,
     "connections open at once from one client address, reclaimed the same way (`0`: only the total); behind a proxy every client shares the proxy's address: raise it to `DES_HTTP_MAX_CONNECTIONS` or set `0`",
   ),
   httpOrgBodyBytesInFlight: integer(
