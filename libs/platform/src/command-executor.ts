@@ -15,6 +15,7 @@ import { EventLogQuota, type QuotaRoom, UNLIMITED_ROOM } from './event-log-quota
 import { AttemptTag, IdempotentAttempt, idempotentAttempts } from './idempotent-attempt';
 import { Metrics } from './metrics';
 import { CONFIG, EVENT_STORE, PROJECTION_PROGRESS } from './tokens';
+import { hasUnseenWrite, noteUnseenWrite } from './unseen-writes';
 
 export interface Executed<S, E> {
   state: S;
@@ -238,10 +239,13 @@ export class CommandExecutor {
 
   /**
    * Read-your-writes: bounded wait for the projector to pass `position`. The
-   * write is durable by now, so a slow or unreachable read store delays the
-   * answer but never turns it into an error.
+   * write is durable by now, so a slow or unreachable read store never turns
+   * it into an error here; past the wait the request is noted (ADR 0045), and
+   * its write route answers that the write is recorded rather than read back
+   * the state before it. Once noted, the request's later writes do not wait.
    */
   async awaitReadModels(position: number): Promise<void> {
+    if (hasUnseenWrite()) return;
     const ok = await this.progress
       .waitFor(position, this.config.readYourWritesTimeoutMs)
       .catch((error: unknown) => {
@@ -251,6 +255,7 @@ export class CommandExecutor {
         return false;
       });
     if (!ok) {
+      noteUnseenWrite();
       this.metrics.readYourWritesTimeouts.inc();
       this.logger.warn(
         `read models did not reach position ${position} within ${this.config.readYourWritesTimeoutMs} ms`,

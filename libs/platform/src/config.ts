@@ -222,7 +222,7 @@ export const SETTINGS = {
   readYourWritesTimeoutMs: integer(
     'DES_READ_YOUR_WRITES_TIMEOUT_MS',
     5000,
-    'how long a write waits for the read models to show it',
+    'how long a write waits for the read models to show it (past it the write answers 503 saying it is recorded, ADR 0045)',
   ),
   idempotencyClaimTimeoutMs: integer(
     'DES_IDEMPOTENCY_CLAIM_TIMEOUT_MS',

@@ -102,4 +102,5 @@ export {
   workspaceUrl,
 } from './workspace-link';
 export { currentRequestId, inRequest } from './request-context';
+export { answerOnlyWhatWasSeen } from './unseen-writes';
 export { BodyBytesInFlight, bodiesInFlightRefusal, type BodyBytesLimit } from './body-bytes-in-flight';

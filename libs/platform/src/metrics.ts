@@ -41,7 +41,7 @@ export class Metrics {
   });
   readonly readYourWritesTimeouts = new Counter({
     name: 'des_read_your_writes_timeouts_total',
-    help: 'Writes answered before the read models reflected them (wait timed out)',
+    help: 'Writes the read models did not show within the wait (answered 503, recorded: ADR 0045)',
     registers: [this.registry],
   });
   readonly projectionFailures = new Counter({

@@ -3,7 +3,7 @@ export { docReads, type DocReads } from './doc-reads';
 export { updatedDocument } from './document-update';
 export { MemoryReadStore } from './memory-read-store';
 export { MongoReadStore, isMongoUnavailable, translateMongoError } from './mongo-read-store';
-export { chargeReadsTo, inReadScope, scopeRequestId, TenantReadGate } from './tenant-read-gate';
+export { chargeReadsTo, currentScope, inReadScope, scopeRequestId, TenantReadGate } from './tenant-read-gate';
 export { loadReadModels, saveReadModels } from './read-model-file';
 export {
   DuplicateKeyError,

@@ -28,6 +28,14 @@ export function chargeReadsTo(tenant: string): void {
   if (current) current.tenant = tenant;
 }
 
+/**
+ * The current scope itself (one object per request or job), for notes other
+ * concerns keep about it (weakly, by identity) without a context of their own.
+ */
+export function currentScope(): object | undefined {
+  return scope.getStore();
+}
+
 /** The id of the request the current scope serves, if any. */
 export function scopeRequestId(): string | undefined {
   return scope.getStore()?.requestId;

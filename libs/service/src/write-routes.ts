@@ -4,6 +4,7 @@ import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Request } from 'express';
 import { IdempotencyInterceptor } from '#des/idempotency';
+import { answerOnlyWhatWasSeen } from '#des/platform';
 
 const WRITES = new Set([RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH, RequestMethod.DELETE]);
 
@@ -20,11 +21,16 @@ const WRITE_ROUTE: NestInterceptor = {
   intercept(context: ExecutionContext, next: CallHandler) {
     const interceptor = byExpressApp.get(context.switchToHttp().getRequest<Request>().app);
     if (!interceptor) throw new Error('a write route was served by an application without its interceptor');
-    return interceptor.intercept(context, next);
+    // Inside the Idempotency-Key's interceptor, so a write not yet readable releases the key for a resuming retry.
+    return interceptor.intercept(context, { handle: () => next.handle().pipe(answerOnlyWhatWasSeen()) });
   },
 };
 
-/** The application's idempotency interceptor (`Idempotency-Key`), registered for its write routes. */
+/**
+ * The application's idempotency interceptor (`Idempotency-Key`), registered
+ * for its write routes, around the handler's answer held to what the read
+ * models show (a write they do not show yet answers 503, ADR 0045).
+ */
 export function idempotencyFor(app: NestExpressApplication): NestInterceptor {
   const interceptor = app.get(IdempotencyInterceptor);
   byExpressApp.set(app.getHttpAdapter().getInstance(), interceptor);
