@@ -268,7 +268,7 @@ export const SETTINGS = {
   jsonMaxKeysPerObject: integer(
     'DES_JSON_MAX_KEYS_PER_OBJECT',
     MAX_OBJECT_KEYS,
-    'most keys one object of a JSON body (or `data_json`) may have; over it: 400. outside free-form fields (user data, schemas) a body is held to 256 keys an object and 10,000 values whatever these say',
+    'most keys one object of a JSON body (or `data_json`) may have; over it: 400 (outside free-form fields such as user data, at most 256 keys an object and 10,000 values, whatever this says)',
     { min: 1 },
   ),
   jsonMaxValues: integer(
