@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Type } from 'class-transformer';
+import { plainToInstance, Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { ApiError } from './api-error';
 import { FreeForm, fieldPath, structuredExcess } from './free-form';
@@ -19,6 +19,11 @@ class Evidence {
   @IsOptional() @ValidateNested({ each: true }) @Type(() => Link) links?: Link[];
 }
 
+/** The same field, not free-form: copied by class-transformer. */
+class Copied {
+  @IsOptional() @IsObject() user_data?: Record<string, unknown>;
+}
+
 const wide = (keys: number) =>
   Object.fromEntries(Array.from({ length: keys }, (_, i) => [`src/file${i}.ts`, { lines: 0.9 }]));
 
@@ -26,7 +31,7 @@ const pipe = validationPipe();
 const validate = (body: unknown) => pipe.transform(body, { type: 'body', metatype: Evidence });
 
 /** The fastest of a few runs of `work`, in ms (the least disturbed by the machine). */
-async function fastest(work: () => Promise<unknown>, runs = 5): Promise<number> {
+async function fastest(work: () => Promise<unknown>, runs = 3): Promise<number> {
   let best = Infinity;
   for (let i = 0; i < runs; i++) {
     const start = performance.now();
@@ -49,16 +54,19 @@ describe('free-form fields', () => {
     await assert.rejects(validate({ name: 'n', unknown: 1 }), ApiError);
   });
 
-  it('cost the validation pipe time linear in their keys (1× and 4×: figures printed)', async () => {
+  it('cost the validation pipe a fraction of a copy, growing about linearly (1× and 4×: figures printed)', async () => {
     const small = { name: 'n', user_data: wide(5_000) };
     const large = { name: 'n', user_data: wide(20_000) };
     await validate(small);
     const smallMs = await fastest(() => validate(small));
     const largeMs = await fastest(() => validate(large));
-    const ratio = largeMs / Math.max(smallMs, 0.05);
-    console.log(`# user_data of 5,000 keys ${smallMs.toFixed(2)} ms, 20,000 keys ${largeMs.toFixed(2)} ms`);
-    // Copied key by key (quadratic), 4× the keys cost about 16× (and 20,000 keys about a second).
-    assert.ok(ratio < 8, `4× the keys cost ${ratio.toFixed(1)}×`);
+    // What the pipe spent before: class-transformer's copy of the same field, key by key.
+    const copyMs = await fastest(async () => plainToInstance(Copied, large), 1);
+    console.log(
+      `# user_data of 5,000 keys ${smallMs.toFixed(1)} ms, 20,000 keys ${largeMs.toFixed(1)} ms; copied: ${copyMs.toFixed(0)} ms`,
+    );
+    // Timing ratios at these sizes vary with caches and load: only a wide margin is asserted.
+    assert.ok(largeMs * 4 < copyMs, `free-form ${largeMs.toFixed(1)} ms, copied ${copyMs.toFixed(1)} ms`);
   });
 
   it('leave objects outside them held to MAX_STRUCTURED_OBJECT_KEYS, named by path', async () => {
