@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { MAX_OBJECT_KEYS, MAX_STRUCTURED_OBJECT_KEYS, MAX_STRUCTURED_VALUES } from '#des/platform';
 import { startApp, TestApp } from './support/app';
 
 /**
@@ -78,6 +79,8 @@ describe('wide JSON bodies (embedded mode)', () => {
     const object = `{${Array.from({ length: width }, (_, i) => `"k${i}":0`).join(',')}}`;
     return Buffer.from(`{"name":"wide","description":"d","extra":[${Array(count).fill(object).join(',')}]}`);
   };
+  // The body, its name, description and list, and each object with its keys' values.
+  const widestStructured = Math.floor((MAX_STRUCTURED_VALUES - 4) / (MAX_STRUCTURED_OBJECT_KEYS + 1));
   const longArray = (field: string, item: string, count: number) =>
     Buffer.from(`{"name":"wide","description":"d","${field}":[${`${item},`.repeat(count - 1)}${item}]}`);
 
@@ -85,7 +88,12 @@ describe('wide JSON bodies (embedded mode)', () => {
     ['top-level keys', () => keys(700_000)],
     ['keys of one nested object', () => nestedKeys(700_000)],
     ['1,000 objects of 1,000 keys', () => objects(1000, 1000)],
-    ['380 objects of 256 keys (about the widest the text checks let through)', () => objects(380, 256)],
+    ['380 objects of 256 keys outside free-form fields', () => objects(380, 256)],
+    ['775 objects of 128 keys outside free-form fields', () => objects(775, 128)],
+    [
+      `${widestStructured} objects of ${MAX_STRUCTURED_OBJECT_KEYS} keys (the widest structured body let through)`,
+      () => objects(widestStructured, MAX_STRUCTURED_OBJECT_KEYS),
+    ],
     ['a long array of numbers', () => longArray('visibility', '0', 5_000_000)],
     ['a long template of names', () => longArray('template', '"a"', 2_000_000)],
   ] as const) {
@@ -100,4 +108,42 @@ describe('wide JSON bodies (embedded mode)', () => {
       assert.ok(res.text.length < 8 * 1024, `a body of ${res.text.length} bytes`);
     });
   }
+
+  /** A trail whose user data is `objects` objects of `width` keys (a coverage summary: a key per source file). */
+  const userData = (objects: number, width: number) => {
+    const object = (o: number) =>
+      `{${Array.from({ length: width }, (_, i) => `"src/m${o}/file${i}.ts":{"lines":0.9}`).join(',')}}`;
+    const data =
+      objects === 1
+        ? object(0)
+        : `{${Array.from({ length: objects }, (_, o) => `"m${o}":${object(o)}`).join(',')}}`;
+    return Buffer.from(`{"name":"wide-${objects}-${width}","user_data":${data}}`);
+  };
+
+  it(`free-form user data of ${MAX_OBJECT_KEYS} keys is taken (1× and 4× the keys: their stalls printed)`, async () => {
+    for (const width of [MAX_OBJECT_KEYS / 4, MAX_OBJECT_KEYS]) {
+      const text = userData(1, width);
+      const { value: res, stallMs } = await longestStall(() =>
+        send('PUT', `/api/v2/trails/${t.org}/warm`, text),
+      );
+      console.log(
+        `# user_data of ${width} keys (${(text.length / MB).toFixed(1)} MB): ${res.status}, longest stall ${stallMs.toFixed(0)} ms`,
+      );
+      assert.ok(res.status < 300, `${res.status}: ${res.text.slice(0, 300)}`);
+    }
+    // Their growth (4× the keys) is printed; the validation pipe's is asserted in free-form.spec.ts.
+  });
+
+  it('the widest free-form body let through is taken (its stall printed)', async () => {
+    // Within the log's largest append (1 MB by default), as a trail's user data must be.
+    const objects = 2;
+    const text = userData(objects, MAX_OBJECT_KEYS);
+    const { value: res, stallMs } = await longestStall(() =>
+      send('PUT', `/api/v2/trails/${t.org}/warm`, text),
+    );
+    console.log(
+      `# user_data of ${objects} objects of ${MAX_OBJECT_KEYS} keys (${(text.length / MB).toFixed(1)} MB): ${res.status}, longest stall ${stallMs.toFixed(0)} ms`,
+    );
+    assert.ok(res.status < 300, `${res.status}: ${res.text.slice(0, 300)}`);
+  });
 });

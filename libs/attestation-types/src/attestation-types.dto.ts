@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { AtQuery } from '#des/platform';
+import { AtQuery, FreeForm } from '#des/platform';
 import {
   ArrayMaxSize,
   IsArray,
@@ -42,6 +42,7 @@ export class CreateAttestationTypeDto {
     description: 'JSON Schema the attestation data must match',
   })
   @IsObject()
+  @FreeForm()
   schema!: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: [String], description: 'jq expressions that must all yield true on the data' })

@@ -41,6 +41,13 @@ const MAX_ATTEMPTS = 10;
 /** Folded aggregate states kept per decider (least recently used dropped first). */
 const STATE_CACHE_SIZE = 5000;
 
+/** A stream's state folded up to `revision`, the event at global `position`. */
+interface Folded<S> {
+  revision: number;
+  state: S;
+  position: number;
+}
+
 /**
  * The thin command path: load the stream, fold it, decide, append with the
  * expected revision (retrying a bounded number of times on a conflict, then
@@ -67,7 +74,7 @@ export class CommandExecutor {
   async load<C, S, E extends DomainEvent>(
     stream: string,
     decider: Decider<C, S, E>,
-  ): Promise<{ state: S; revision: number }> {
+  ): Promise<{ state: S; revision: number; position: number | null }> {
     const cache = this.cacheOf<S>(decider);
     const cached = cache.get(stream);
     const from = cached ? cached.revision + 1 : 0;
@@ -77,8 +84,9 @@ export class CommandExecutor {
       cached?.state ?? decider.initialState,
     );
     const revision = from + newer.length - 1;
-    this.remember(cache, stream, revision, state);
-    return { state, revision };
+    const position = newer.length ? newer[newer.length - 1].position : (cached?.position ?? null);
+    if (position !== null) this.remember(cache, stream, revision, state, position);
+    return { state, revision, position };
   }
 
   /** Per stream, the end of the last write to it this process started. */
@@ -106,26 +114,27 @@ export class CommandExecutor {
     }
   }
 
-  private readonly states = new WeakMap<object, Map<string, { revision: number; state: unknown }>>();
+  private readonly states = new WeakMap<object, Map<string, Folded<unknown>>>();
 
-  private cacheOf<S>(decider: object): Map<string, { revision: number; state: S }> {
+  private cacheOf<S>(decider: object): Map<string, Folded<S>> {
     let cache = this.states.get(decider);
     if (!cache) {
       cache = new Map();
       this.states.set(decider, cache);
     }
-    return cache as Map<string, { revision: number; state: S }>;
+    return cache as Map<string, Folded<S>>;
   }
 
   private remember<S>(
-    cache: Map<string, { revision: number; state: S }>,
+    cache: Map<string, Folded<S>>,
     stream: string,
     revision: number,
     state: S,
+    position: number,
   ): void {
     if (revision < 0) return;
     cache.delete(stream);
-    cache.set(stream, { revision, state });
+    cache.set(stream, { revision, state, position });
     if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value!);
   }
 
@@ -148,9 +157,9 @@ export class CommandExecutor {
     }
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const outcome = await this.oneAtATime(stream, async () => {
-        const { state, revision } = await this.load(stream, decider);
+        const { state, revision, position } = await this.load(stream, decider);
         const decided = decider.decide(command, state, { now: nowMicros(), newId: randomUUID });
-        if (decided.length === 0) return { state, decided };
+        if (decided.length === 0) return { state, decided, decidedOn: position };
         const toAppend = decided.map((e) => ({
           id: randomUUID(),
           type: e.type,
@@ -163,7 +172,7 @@ export class CommandExecutor {
             admit: quota.admit,
           });
           const next = decided.reduce((s, e) => decider.evolve(s, e, appended.recordedAt), state);
-          this.remember(this.cacheOf<S>(decider), stream, appended.nextRevision, next);
+          this.remember(this.cacheOf<S>(decider), stream, appended.nextRevision, next, appended.position);
           return { state: next, decided, appended };
         } catch (error) {
           if (error instanceof WrongExpectedRevisionError) return 'conflict' as const;
@@ -179,8 +188,13 @@ export class CommandExecutor {
         await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
         continue;
       }
-      const { state, decided, appended } = outcome;
-      if (!appended) return { state, events: [], position: null, recordedAt: null };
+      const { state, decided, appended, decidedOn } = outcome;
+      if (!appended) {
+        // Nothing to record: what it was decided on (perhaps a concurrent request's write) is answered
+        // from the read models all the same, so they must have reached it too.
+        if ((options.awaitReadModels ?? true) && decidedOn != null) await this.awaitReadModels(decidedOn);
+        return { state, events: [], position: null, recordedAt: null };
+      }
       for (const e of decided) this.metrics.eventsAppended.inc({ type: e.type });
       if (options.awaitReadModels ?? true) await this.awaitReadModels(appended.position);
       return { state, events: decided, position: appended.position, recordedAt: appended.recordedAt };

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { TenantLimits } from '#des/kernel';
+import { type JsonShapeLimits, MAX_JSON_NODES, MAX_OBJECT_KEYS } from './json-depth';
 import { TENANT_LIMIT_SETTINGS } from './tenant-limits';
 import { TENANT_PROGRAM_SETTINGS, TenantProgramsConfig } from './tenant-programs';
 import {
@@ -83,6 +84,8 @@ export interface Config {
   connectTimeoutMs: number;
   /** Most bytes one append may carry; both event stores refuse more (413). Match KurrentDB's MaxAppendSize. */
   maxAppendSize: number;
+  /** The shape a JSON body (or `data_json`) may have, read from its text before it is parsed. */
+  json: JsonShapeLimits;
   /** Most image digests per pod and per environment report, counted from the text as it arrives. */
   maxReportDigestsPerPod: number;
   maxReportDigests: number;
@@ -261,6 +264,18 @@ export const SETTINGS = {
     1024 * 1024,
     "largest append in bytes (KurrentDB's MaxAppendSize); over it: 413",
     { min: 1024 },
+  ),
+  jsonMaxKeysPerObject: integer(
+    'DES_JSON_MAX_KEYS_PER_OBJECT',
+    MAX_OBJECT_KEYS,
+    'most keys one object of a JSON body (or `data_json`) may have; over it: 400 (outside free-form fields such as user data, at most 256 keys an object and 10,000 values, whatever this says)',
+    { min: 1 },
+  ),
+  jsonMaxValues: integer(
+    'DES_JSON_MAX_VALUES',
+    MAX_JSON_NODES,
+    'most values (array items, object members) one JSON body (or `data_json`) may hold; over it: 400',
+    { min: 1 },
   ),
   maxReportDigestsPerPod: integer(
     'DES_MAX_REPORT_DIGESTS_PER_POD',
@@ -504,6 +519,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readModelsSaveMs: s.readModelsSaveMs,
     connectTimeoutMs: s.connectTimeoutMs,
     maxAppendSize: s.maxAppendSize,
+    json: { maxKeysPerObject: s.jsonMaxKeysPerObject, maxValues: s.jsonMaxValues },
     maxReportDigestsPerPod: s.maxReportDigestsPerPod,
     maxReportDigests: s.maxReportDigests,
     kosliSearchArtifacts: s.kosliSearchArtifacts,

@@ -2,6 +2,7 @@ import {
   applyDecorators,
   CanActivate,
   ExecutionContext,
+  Inject,
   Injectable,
   SetMetadata,
   UseGuards,
@@ -11,7 +12,9 @@ import type { Request, Response } from 'express';
 import multer from 'multer';
 import { readFile } from 'node:fs/promises';
 import { finished } from 'node:stream';
-import { JSON_EXCESS_MESSAGES, jsonTextExcess } from './json-depth';
+import type { Config } from './config';
+import { jsonExcessMessage, jsonTextExcess, MAX_JSON_DEPTH } from './json-depth';
+import { CONFIG } from './tokens';
 import { ApiError, VALIDATION_FAILED } from './api-error';
 import { AttachmentStore } from './attachment-store';
 import { RequestUploads, setRequestUploads, StreamedToDisk } from './streamed-upload';
@@ -109,6 +112,7 @@ export class DataJsonGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly admission: UploadAdmission,
     private readonly attachments: AttachmentStore,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -133,8 +137,12 @@ export class DataJsonGuard implements CanActivate {
       throw new ApiError(400, VALIDATION_FAILED, { data_json: 'send the JSON body in the part data_json' });
     }
     // Refused from its text, as a JSON body is (`jsonTextExcess` in the body parser's verify).
-    const excess = jsonTextExcess(Buffer.from(raw, 'utf8'));
-    if (excess) throw new ApiError(400, VALIDATION_FAILED, { data_json: JSON_EXCESS_MESSAGES[excess] });
+    const { maxKeysPerObject, maxValues } = this.config.json;
+    const excess = jsonTextExcess(Buffer.from(raw, 'utf8'), MAX_JSON_DEPTH, maxKeysPerObject, maxValues);
+    if (excess) {
+      const message = jsonExcessMessage(excess, maxKeysPerObject, maxValues);
+      throw new ApiError(400, VALIDATION_FAILED, { data_json: message });
+    }
     let body: unknown;
     try {
       body = JSON.parse(raw);

@@ -40,13 +40,17 @@ export {
 } from './data-json.guard';
 export { openEngines, openEventStore } from './engines';
 export { ErrorBodyFilter } from './error-body.filter';
+export { FreeForm } from './free-form';
 export { idempotentAttempts, stableId } from './idempotent-attempt';
 export {
-  JSON_EXCESS_MESSAGES,
+  jsonExcessMessage,
+  type JsonShapeLimits,
   jsonTextExcess,
   MAX_JSON_DEPTH,
   MAX_JSON_NODES,
   MAX_OBJECT_KEYS,
+  MAX_STRUCTURED_OBJECT_KEYS,
+  MAX_STRUCTURED_VALUES,
   TOO_DEEP,
   textNestsDeeperThan,
 } from './json-depth';

@@ -8,25 +8,57 @@ export const MAX_JSON_DEPTH = 100;
 export const TOO_DEEP = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
 
 /**
- * How many keys one JSON object may have in a request. class-transformer,
- * which the validation pipe runs on every body, removes repeated keys of
- * each object it copies by comparing every key with all those before it:
- * an object of 700,000 keys held the event loop for 13 minutes. With at most
- * MAX_JSON_NODES values, objects of 256 keys cost at most 128 comparisons a key.
+ * How many keys one JSON object may have in a request, by default
+ * (`DES_JSON_MAX_KEYS_PER_OBJECT`): a coverage summary with a key per source
+ * file, a lock file's packages. Free-form fields are handed to the routes as
+ * parsed (`@FreeForm()`), so their width costs only JSON.parse's linear time.
  */
-export const MAX_OBJECT_KEYS = 256;
+export const MAX_OBJECT_KEYS = 10_000;
 
-export const TOO_WIDE = `JSON object with more than ${MAX_OBJECT_KEYS} keys`;
+/**
+ * How many keys an object outside free-form fields may have (a DTO, a map of
+ * tags): class-transformer, which the validation pipe runs on every body,
+ * drops repeated keys of each object it copies by comparing every key with all
+ * those before it (an object of 700,000 keys held the event loop 13 minutes).
+ * Within MAX_STRUCTURED_VALUES, that is at most 128 comparisons a value.
+ */
+export const MAX_STRUCTURED_OBJECT_KEYS = 256;
+
+export const TOO_WIDE_STRUCTURED = `JSON object with more than ${MAX_STRUCTURED_OBJECT_KEYS} keys outside a free-form field`;
+
+/**
+ * How many values a body may hold outside free-form fields: class-transformer
+ * and class-validator spend about 2 µs on each (100,000 values of objects of
+ * 128 keys: 190 ms). 10,000 values (a trail's 1,000 commits) cost about 20 ms.
+ */
+export const MAX_STRUCTURED_VALUES = 10_000;
+
+export const TOO_MANY_STRUCTURED = `JSON with more than ${MAX_STRUCTURED_VALUES} values outside free-form fields`;
 
 /**
  * How many values (array items, object members, arrays and objects) a
- * request's JSON may hold. Each costs about a microsecond on the event loop
- * in class-transformer and class-validator: 5 million items of one array held
- * it for 5 s.
+ * request's JSON may hold, by default (`DES_JSON_MAX_VALUES`). Each costs
+ * about a microsecond on the event loop in JSON.parse, class-transformer and
+ * class-validator: 5 million items of one array held it for 5 s.
  */
 export const MAX_JSON_NODES = 100_000;
 
-export const TOO_MANY_NODES = `JSON with more than ${MAX_JSON_NODES} values (array items and object members)`;
+/** What a request is told for each excess of its JSON text, under `body` or `data_json`. */
+export function jsonExcessMessage(
+  excess: 'depth' | 'keys' | 'nodes',
+  maxKeys = MAX_OBJECT_KEYS,
+  maxNodes = MAX_JSON_NODES,
+): string {
+  if (excess === 'depth') return TOO_DEEP;
+  if (excess === 'keys') return `JSON object with more than ${maxKeys} keys`;
+  return `JSON with more than ${maxNodes} values (array items and object members)`;
+}
+
+/** The JSON shape limits of a request's body (settings). */
+export interface JsonShapeLimits {
+  maxKeysPerObject: number;
+  maxValues: number;
+}
 
 /**
  * What of the JSON text's shape is over its limits, read from the text before
@@ -68,9 +100,6 @@ export function jsonTextExcess(
  * the text before it is parsed (strings skipped), so a body nested millions
  * deep is refused without building its values.
  */
-/** What a request is told for each excess, under `body` or `data_json`. */
-export const JSON_EXCESS_MESSAGES = { depth: TOO_DEEP, keys: TOO_WIDE, nodes: TOO_MANY_NODES } as const;
-
 export function textNestsDeeperThan(text: Buffer, limit = MAX_JSON_DEPTH): boolean {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {

@@ -1,5 +1,12 @@
 import { type ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError, FieldErrors, VALIDATION_FAILED } from './api-error';
+import { type DtoClass, fieldPath, structuredExcess } from './free-form';
+import {
+  MAX_STRUCTURED_OBJECT_KEYS,
+  MAX_STRUCTURED_VALUES,
+  TOO_MANY_STRUCTURED,
+  TOO_WIDE_STRUCTURED,
+} from './json-depth';
 
 /** class-validator errors → `{"context.trails[0].flow": "…"}`. */
 export function fieldErrors(errors: ValidationError[], parent = ''): FieldErrors {
@@ -29,6 +36,7 @@ class DtoValidationPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const { type, metatype } = metadata;
+    if (type === 'body' && isDto(metatype)) refuseCostlyStructure(value, metatype);
     const key = type === 'query' && metatype ? queryKey(value) : undefined;
     if (key === undefined) return super.transform(value, metadata);
     let passed = this.passedQueries.get(metatype!);
@@ -43,6 +51,27 @@ class DtoValidationPipe extends ValidationPipe {
 }
 
 const MAX_QUERIES_KEPT = 512;
+
+/** A body class the pipe transforms and validates (not a bare `unknown`, object or value). */
+const isDto = (metatype: unknown): metatype is DtoClass =>
+  typeof metatype === 'function' && ![Object, Array, String, Number, Boolean].includes(metatype as never);
+
+/**
+ * What class-transformer would copy (all but free-form fields, `@FreeForm()`)
+ * is refused past its limits before it runs: its copy of an object is
+ * quadratic in the object's keys, and costs about 2 µs a value. Free-form
+ * fields are handed over as sent, so they may be as wide as the body parser
+ * lets through.
+ */
+function refuseCostlyStructure(value: unknown, dto: DtoClass): void {
+  const found = structuredExcess(value, dto, {
+    maxKeys: MAX_STRUCTURED_OBJECT_KEYS,
+    maxValues: MAX_STRUCTURED_VALUES,
+  });
+  if (found?.excess === 'keys')
+    throw new ApiError(400, VALIDATION_FAILED, { [fieldPath(found.path)]: TOO_WIDE_STRUCTURED });
+  if (found) throw new ApiError(400, VALIDATION_FAILED, { body: TOO_MANY_STRUCTURED });
+}
 
 /** The query's text as a key: only for a query of plain strings (or lists of them), as Express parses one. */
 function queryKey(value: unknown): string | undefined {

@@ -18,8 +18,10 @@ import {
   StorageHealth,
   Metrics,
   PUBLIC_URL_SETTING,
-  JSON_EXCESS_MESSAGES,
+  jsonExcessMessage,
+  type JsonShapeLimits,
   jsonTextExcess,
+  MAX_JSON_DEPTH,
   TOO_DEEP,
   VALIDATION_FAILED,
   validationPipe,
@@ -110,7 +112,9 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
     json({ limit: BODY_LIMIT, strict: false, verify: (req, _res, text) => takeable(req as Request, text) }),
   );
   // Not strict, so that a JSON `null` (the Kosli CLI's body on DELETE and archive) parses; then it is "no body".
-  app.use(requestBody(json({ limit: BODY_LIMIT, strict: false, verify: refuseDeepJson })));
+  app.use(
+    requestBody(json({ limit: BODY_LIMIT, strict: false, verify: refuseMisshapenJson(options.config.json) })),
+  );
   app.use(bodyParserErrors);
   applyToWriteRoutes(app, idempotencyFor(app));
   // `/ready`: the Kosli CLI's `status` asks at the host's root.
@@ -200,13 +204,18 @@ function requestBody(parse: RequestHandler) {
 
 /**
  * JSON nested too deep for the recursive steps after it (validation, the
- * log's canonical JSON), or too wide or large for class-transformer's copy
- * (quadratic in an object's keys), is refused from its text, before it is parsed.
+ * log's canonical JSON), or too wide or large for the time its parsing and
+ * validation take (`DES_JSON_MAX_…`), is refused from its text, before it is parsed.
  */
-function refuseDeepJson(_req: Request, _res: Response, text: Buffer): void {
-  const excess = jsonTextExcess(text);
-  if (excess === 'depth') throw new Error(TOO_DEEP);
-  if (excess) throw new ApiError(400, VALIDATION_FAILED, { body: JSON_EXCESS_MESSAGES[excess] });
+function refuseMisshapenJson(limits: JsonShapeLimits) {
+  return (_req: Request, _res: Response, text: Buffer): void => {
+    const excess = jsonTextExcess(text, MAX_JSON_DEPTH, limits.maxKeysPerObject, limits.maxValues);
+    if (excess === 'depth') throw new Error(TOO_DEEP);
+    if (excess)
+      throw new ApiError(400, VALIDATION_FAILED, {
+        body: jsonExcessMessage(excess, limits.maxKeysPerObject, limits.maxValues),
+      });
+  };
 }
 
 /**

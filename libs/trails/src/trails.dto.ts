@@ -1,6 +1,6 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { AtQuery, PageQuery } from '#des/platform';
+import { AtQuery, FreeForm, PageQuery } from '#des/platform';
 import type { TimelineEntry } from './trail-timeline';
 import { ComplianceView, KosliTrailEventView, TrailComplianceView } from './compliance-statuses.dto';
 import type { OverriddenAttestation } from './attestation-slots';
@@ -69,6 +69,7 @@ export class RepoInfoDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
   @IsOptional()
   @IsObject()
+  @FreeForm()
   additional_info?: Record<string, unknown>;
 }
 
@@ -131,6 +132,7 @@ export class PutTrailDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
   @IsOptional()
   @IsObject()
+  @FreeForm()
   user_data?: Record<string, unknown>;
 
   @externalUrls() @IsOptional() @IsObject() external_urls?: Record<string, unknown>;
@@ -194,6 +196,7 @@ export class ReportArtifactDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
   @IsOptional()
   @IsObject()
+  @FreeForm()
   user_data?: Record<string, unknown>;
 }
 
