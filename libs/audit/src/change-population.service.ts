@@ -3,7 +3,7 @@ import { type EventStore, TimeSlice } from '#des/event-store';
 import { auditRowsBetween, environmentKinds, snapshotsNumbered } from '#des/environments';
 import { ApiError, EVENT_STORE, periodOf, pinnedNow, READ_STORE } from '#des/platform';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
-import { artifactEvidence, TrailTimeMachine } from '#des/trails';
+import { TrailTimeMachine, trailEvidence } from '#des/trails';
 import {
   byStart,
   type Change,
@@ -16,7 +16,7 @@ import {
 
 async function* withTurns<T>(items: AsyncIterable<T>, slice: TimeSlice): AsyncIterable<T> {
   for await (const item of items) {
-    await slice.turn();
+    if (slice.due) await slice.turn();
     yield item;
   }
 }
@@ -39,6 +39,21 @@ interface SnapshotArtifact {
   fingerprint: string;
   provenance?: Provenance[];
   policy_decision?: { compliant: boolean; reasons: string[] };
+}
+
+/** A snapshot's artifacts by fingerprint (the first of each, as a scan would find it), indexed once per snapshot. */
+function byFingerprint(
+  indexed: Map<Doc, Map<string, SnapshotArtifact>>,
+  snapshot: Doc,
+): Map<string, SnapshotArtifact> {
+  let index = indexed.get(snapshot);
+  if (!index) {
+    index = new Map();
+    for (const a of (snapshot.artifacts ?? []) as SnapshotArtifact[])
+      if (!index.has(a.fingerprint)) index.set(a.fingerprint, a);
+    indexed.set(snapshot, index);
+  }
+  return index;
 }
 
 /** Trails folded at once while evidence is gathered. */
@@ -99,34 +114,53 @@ export class ChangePopulation {
 
   /** These changes with their provenance (as recorded when each started), evidence and gaps (at the pin). */
   async withEvidence(org: string, changes: StartedChange[], at: number): Promise<Change[]> {
+    // A chunk of changes is thousands of rows over snapshots and trails of thousands of artifacts:
+    // each is looked up by fingerprint (never scanned per change), and the loop gets a turn every
+    // 10 ms, so one organization's population is its own wait (ADR 0043).
+    const slice = new TimeSlice();
     const snapshots = await this.snapshotsOf(org, changes);
-    const recorded = changes.map((c) => {
-      const artifact = (
-        (snapshots.get(`${c.environment}#${c.snapshot_index}`)?.artifacts ?? []) as SnapshotArtifact[]
-      ).find((a) => a.fingerprint === c.fingerprint);
-      return { origin: artifact?.provenance?.[0] ?? null, reasons: artifact?.policy_decision?.reasons ?? [] };
-    });
+    const artifactsOf = new Map<Doc, Map<string, SnapshotArtifact>>();
+    const recorded: { origin: Provenance | null; reasons: string[] }[] = [];
+    for (const c of changes) {
+      if (slice.due) await slice.turn();
+      const snapshot = snapshots.get(`${c.environment}#${c.snapshot_index}`);
+      const artifact = snapshot ? byFingerprint(artifactsOf, snapshot).get(c.fingerprint) : undefined;
+      recorded.push({
+        origin: artifact?.provenance?.[0] ?? null,
+        reasons: artifact?.policy_decision?.reasons ?? [],
+      });
+    }
     const trails = await this.trailsAt(
       org,
       recorded.flatMap((r) => (r.origin ? [r.origin] : [])),
       at,
     );
-    return changes.map((change, i) => {
+    const evidenceOf = new Map<string, ReturnType<typeof trailEvidence>>();
+    const noEvidence: ReturnType<typeof trailEvidence> = () => ({ trail: {}, artifact: {}, missing: [] });
+    const answers: Change[] = [];
+    for (const [i, change] of changes.entries()) {
+      if (slice.due) await slice.turn();
       const { origin, reasons } = recorded[i];
-      const shown = origin ? trails.get(`${origin.flow}/${origin.trail}`) : undefined;
-      const evidence = shown?.view
-        ? artifactEvidence(shown.view, shown.template, change.fingerprint)
-        : { trail: {}, artifact: {}, missing: [] };
+      const key = origin ? `${origin.flow}/${origin.trail}` : undefined;
+      const shown = key ? trails.get(key) : undefined;
+      let evidence = noEvidence;
+      if (key && shown?.view) {
+        const view = shown.view;
+        evidence = evidenceOf.get(key) ?? trailEvidence(view, shown.template);
+        evidenceOf.set(key, evidence);
+      }
+      const found = evidence(change.fingerprint);
       const facts: ChangeFacts = {
         flow: origin?.flow ?? null,
         trail: origin?.trail ?? null,
         commit: origin?.commit ?? null,
-        evidence: { trail: evidence.trail, artifact: evidence.artifact },
-        templateMissing: evidence.missing,
+        evidence: { trail: found.trail, artifact: found.artifact },
+        templateMissing: found.missing,
         policyReasons: reasons,
       };
-      return withEvidence(change, facts);
-    });
+      answers.push(withEvidence(change, facts));
+    }
+    return answers;
   }
 
   /** The log positions of the reports that started `changes` (a snapshot projected before they were kept has none). */

@@ -13,6 +13,7 @@ import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { TimeSlice } from '#des/event-store';
 import { ApiHeavyRefusal, HeavyOperations, Requires } from '#des/platform';
 import {
   type Change,
@@ -81,9 +82,14 @@ export class ChangesController {
       const chunks = this.evidenced(org, all, scope.at)[Symbol.asyncIterator]();
       // Read before the first byte goes, so that an outage then is still answered with its status.
       const first = await chunks.next();
+      const slice = new TimeSlice();
       const rows = async function* () {
         for (let chunk = first; !chunk.done; chunk = await chunks.next())
-          for (const change of chunk.value.filter(listed)) yield changeRow(change);
+          for (const change of chunk.value.filter(listed)) {
+            // A client that reads as fast as rows are made never fills the socket: the loop still gets its turns.
+            if (slice.due) await slice.turn();
+            yield changeRow(change);
+          }
       };
       // Row by row with back-pressure; a client that leaves ends the reading of the evidence.
       await pipeline(

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import type { Response } from 'express';
-import type { EventStore } from '#des/event-store';
+import { type EventStore, TimeSlice } from '#des/event-store';
 import { unixMicros } from '#des/kernel';
 import {
   ApiError,
@@ -22,7 +22,7 @@ import { checkpointCovering } from '#des/ledger';
 import type { ReadStore } from '#des/read-store';
 import type { PdfRenderer } from '#des/reports';
 import { snapshotView } from './compliance-model';
-import { environmentReportFrame, environmentReportHtml } from './environment-report';
+import { environmentReportFrame, environmentReportHtml, environmentReportRows } from './environment-report';
 import {
   environmentsProjection,
   ENVIRONMENT_EVENTS,
@@ -95,6 +95,11 @@ export class EnvironmentReportController {
         .find({ org, environment: env }, { sort: { index: -1 }, limit: REPORT_ROWS }),
     ]);
     const checkpoint = await checkpointCovering(this.events, this.live, org, instant);
+    // Up to 2,000 snapshots of thousands of artifacts each, and as many rows: views and rows are made a
+    // slice at a time, the loop getting a turn every 10 ms (ADR 0043).
+    const slice = new TimeSlice();
+    const inForceView = inForce ? snapshotView(inForce) : null;
+    if (slice.due) await slice.turn();
     const report = {
       org,
       environment: {
@@ -107,13 +112,13 @@ export class EnvironmentReportController {
       instant,
       generatedAt,
       period: { from, to },
-      inForce: inForce ? snapshotView(inForce) : null,
+      inForce: inForceView,
       changes: (changes as unknown as AuditRow[]).reverse(),
       changesTotal,
       changesRest:
         `/api/v2/environments/${org}/${env}/events?from_timestamp=${unixMicros(from)}` +
         `&to_timestamp=${unixMicros(to)}&at=${unixMicros(instant)}`,
-      snapshots: snapshots.map((s) => {
+      snapshots: await inSlices(snapshots, slice, (s) => {
         const view = snapshotView(s);
         return {
           index: view.index,
@@ -124,11 +129,22 @@ export class EnvironmentReportController {
       }),
       checkpoint,
     };
-    const pdf = await this.pdf.render(environmentReportHtml(report), environmentReportFrame(report));
+    const rows = await environmentReportRows(report, slice);
+    const pdf = await this.pdf.render(environmentReportHtml(report, rows), environmentReportFrame(report));
     res
       .status(200)
       .type('application/pdf')
       .setHeader('Content-Disposition', `attachment; filename="${env.replace(/[^\w.-]/g, '_')}-audit.pdf"`);
     res.send(pdf);
   }
+}
+
+/** `items.map(view)`, the loop given a turn whenever `slice` is due. */
+async function inSlices<T, U>(items: T[], slice: TimeSlice, view: (item: T) => U): Promise<U[]> {
+  const out: U[] = [];
+  for (const item of items) {
+    if (slice.due) await slice.turn();
+    out.push(view(item));
+  }
+  return out;
 }

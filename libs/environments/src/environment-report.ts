@@ -75,8 +75,71 @@ export function environmentReportFrame(report: EnvironmentReport) {
   };
 }
 
-/** The environment report: what ran at an instant and why it was (not) compliant, the period's changes, the snapshots. */
-export function environmentReportHtml(r: EnvironmentReport): string {
+// The rows' text is left as it was when they were rendered in place (prettier would re-indent it).
+// prettier-ignore
+const changeRow = (c: AuditRow) =>
+  html`<tr>
+                    <td class="when">${when(c.timestamp)}</td>
+                    <td>#${String(c.snapshot_index)}</td>
+                    <td>${c.event_type}</td>
+                    <td>${statusMark(c.compliant)}</td>
+                    <td>
+                      ${c.description}${c.commit ? html`<br /><span class="small">commit ${c.commit}</span>` : ''}
+                    </td>
+                  </tr>`;
+
+// prettier-ignore
+const snapshotRow = (s: EnvironmentReport['snapshots'][number]) =>
+  html`<tr>
+                    <td>#${String(s.index)}</td>
+                    <td class="when">${when(s.timestamp)}</td>
+                    <td>${String(s.artifacts)}</td>
+                    <td>${statusMark(s.compliant)}</td>
+                  </tr>`;
+
+/** The report's rows, rendered. */
+export interface EnvironmentReportRows {
+  running: SafeHtml[];
+  changes: SafeHtml[];
+  snapshots: SafeHtml[];
+}
+
+/**
+ * The rows of the report rendered a slice at a time (thousands of them: the
+ * artifacts running, the changes, the snapshots): between two rows, the loop
+ * is given a turn once `slice` is due.
+ */
+export async function environmentReportRows(
+  r: EnvironmentReport,
+  slice: { readonly due: boolean; turn(): Promise<void> },
+): Promise<EnvironmentReportRows> {
+  const rendered = async <T>(items: T[], row: (item: T) => SafeHtml) => {
+    const out: SafeHtml[] = [];
+    for (const item of items) {
+      if (slice.due) await slice.turn();
+      out.push(row(item));
+    }
+    return out;
+  };
+  return {
+    running: await rendered(r.inForce?.artifacts ?? [], runningRows),
+    changes: await rendered(r.changes, changeRow),
+    snapshots: await rendered(r.snapshots, snapshotRow),
+  };
+}
+
+/**
+ * The environment report: what ran at an instant and why it was (not)
+ * compliant, the period's changes, the snapshots. Its rows are rendered here unless given (`environmentReportRows`).
+ */
+export function environmentReportHtml(
+  r: EnvironmentReport,
+  rows: EnvironmentReportRows = {
+    running: (r.inForce?.artifacts ?? []).map(runningRows),
+    changes: r.changes.map(changeRow),
+    snapshots: r.snapshots.map(snapshotRow),
+  },
+): string {
   const running = r.inForce?.artifacts ?? [];
   return reportPage(
     `Environment audit: ${r.environment.name}`,
@@ -111,7 +174,7 @@ export function environmentReportHtml(r: EnvironmentReport): string {
                 ['Instances', 14],
                 ['Compliance', 20],
               ])}
-              ${running.map(runningRows)}
+              ${rows.running}
             </table>`
           : html`<p>Nothing ran.</p>`
       }
@@ -134,18 +197,7 @@ export function environmentReportHtml(r: EnvironmentReport): string {
                 ['Compliance', 18],
                 ['What', 36],
               ])}
-              ${r.changes.map(
-                (c) =>
-                  html`<tr>
-                    <td class="when">${when(c.timestamp)}</td>
-                    <td>#${String(c.snapshot_index)}</td>
-                    <td>${c.event_type}</td>
-                    <td>${statusMark(c.compliant)}</td>
-                    <td>
-                      ${c.description}${c.commit ? html`<br /><span class="small">commit ${c.commit}</span>` : ''}
-                    </td>
-                  </tr>`,
-              )}
+              ${rows.changes}
             </table>`
           : html`<p>No change in the period.</p>`
       }
@@ -159,15 +211,7 @@ export function environmentReportHtml(r: EnvironmentReport): string {
                 ['Artifacts', 20],
                 ['Compliance', 30],
               ])}
-              ${r.snapshots.map(
-                (s) =>
-                  html`<tr>
-                    <td>#${String(s.index)}</td>
-                    <td class="when">${when(s.timestamp)}</td>
-                    <td>${String(s.artifacts)}</td>
-                    <td>${statusMark(s.compliant)}</td>
-                  </tr>`,
-              )}
+              ${rows.snapshots}
             </table>`
           : html`<p>No snapshot yet.</p>`
       } `,

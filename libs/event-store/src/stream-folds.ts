@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { eventSize } from './append-size';
+import { TimeSlice } from './time-slice';
 import type { EventStore, StoredEvent } from './event-store.port';
 
 /** How far a stream is read: up to an instant, and optionally a log position (a pinned head). */
@@ -72,7 +73,10 @@ export class StreamFolds<T> {
     if (events.length === 0) return base;
     let fold = base;
     const made: Folds<T> = [];
+    // A long stream (a trail of thousands of artifacts) folds in slices: the loop gets a turn every 10 ms.
+    const slice = new TimeSlice();
     for (const event of events) {
+      if (slice.due) await slice.turn();
       fold = {
         revision: event.revision,
         lastRecordedAt: event.recordedAt,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { type EventStore, secondsToMicros, type StoredEvent } from '#des/event-store';
+import { type EventStore, secondsToMicros, type StoredEvent, TimeSlice } from '#des/event-store';
 import {
   applyOnce,
   declareCollections,
@@ -152,22 +152,27 @@ export class ReadModelsAt {
       await declareCollections(store, this.projections);
       history.rungs[0] = store.fork();
     }
+    // A long history is folded on the in-memory store, whose awaits never yield: the loop gets a
+    // turn every 10 ms of it (ADR 0043).
+    const slice = new TimeSlice();
     for (let i = from + 1; i <= index; i++) {
-      await this.apply(store, history.events.slice((i - 1) * RUNG, i * RUNG));
+      await this.apply(store, history.events.slice((i - 1) * RUNG, i * RUNG), slice);
       history.rungs[i] = store.fork();
     }
     return history.rungs[index];
   }
 
-  private async apply(store: MemoryReadStore, events: StoredEvent[]): Promise<void> {
+  private async apply(store: MemoryReadStore, events: StoredEvent[], slice = new TimeSlice()): Promise<void> {
     const reads: ProjectionReads = {
       get: async (collection, id) => (await store.collection(collection).findOne({ _id: id })) as never,
       find: async (collection, filter) => (await store.collection(collection).find(filter)) as never,
     };
     for (const event of events) {
       for (const projection of this.projections) {
-        for (const write of await projection.project(event, reads))
+        for (const write of await projection.project(event, reads)) {
+          if (slice.due) await slice.turn();
           await applyOnce(store, write, event.position);
+        }
       }
     }
   }

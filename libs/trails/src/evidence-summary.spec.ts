@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { evidenceSummary, pullRequestPeople } from './evidence-summary';
-import type { AttestationView } from './trail.view';
+import type { FlowTemplate } from '#des/flows';
+import { artifactEvidence, evidenceSummary, pullRequestPeople, trailEvidence } from './evidence-summary';
+import type { AttestationView, TrailView } from './trail.view';
 
 const attestation = (type: AttestationView['type'], evidence: Record<string, unknown>, extra = {}) =>
   ({ type, evidence, name: 'x', compliant: true, reported_at: 1, ...extra }) as unknown as AttestationView;
@@ -54,5 +55,51 @@ describe('evidence summary', () => {
     ]);
     assert.deepEqual(pullRequestPeople(a), { authors: ['ann', 'dee'], approvers: ['bob', 'cy'] });
     assert.deepEqual(pullRequestPeople(attestation('generic', {})), { authors: [], approvers: [] });
+  });
+});
+
+describe("an artifact's evidence on its trail", () => {
+  const template = {
+    trail: { attestations: [{ name: 'tests', type: 'junit' }] },
+    artifacts: [
+      { name: 'image', attestations: [{ name: 'scan', type: 'generic' }] },
+      { name: 'chart', attestations: [] },
+    ],
+  } as unknown as FlowTemplate;
+  const artifact = (
+    fingerprint: string,
+    ref: string | null,
+    attestations: Record<string, AttestationView> = {},
+  ) => ({
+    fingerprint,
+    template_reference_name: ref,
+    attestations,
+  });
+  const view = {
+    attestations: { review: attestation('generic', {}, { name: 'review', reported_at: 5 }) },
+    artifacts: [
+      artifact('f1', 'image'),
+      artifact('f2', null, { sbom: attestation('generic', {}, { name: 'sbom', compliant: false }) }),
+      artifact('f1', 'chart'),
+    ],
+    event_count: 4,
+  } as unknown as TrailView;
+
+  it("names what the template lacks for it, the trail's and the artifact's attestations; the first of a fingerprint", () => {
+    const of = trailEvidence(view, template);
+    assert.deepEqual(of('f1'), {
+      trail: { review: { type: 'generic', compliant: true, recorded_at: 5 } },
+      artifact: {},
+      missing: ['tests', 'artifact/image/scan'],
+    });
+    assert.deepEqual(of('f2').missing, ['tests']);
+    assert.deepEqual(of('f2').artifact, { sbom: { type: 'generic', compliant: false, recorded_at: 1 } });
+    assert.deepEqual(of('unknown'), { ...of('f2'), artifact: {} });
+  });
+
+  it('answers each artifact as artifactEvidence does, one at a time', () => {
+    const of = trailEvidence(view, template);
+    for (const fingerprint of ['f1', 'f2', 'unknown'])
+      assert.deepEqual(of(fingerprint), artifactEvidence(view, template, fingerprint));
   });
 });

@@ -145,6 +145,13 @@ const byName = (attestations: Record<string, AttestationView>) =>
       .map((a) => [a.name, asEvidence(a)]),
   );
 
+/** What a trail holds as evidence for one of its artifacts: the trail's attestations and the artifact's, and what the template lacks. */
+export interface ArtifactEvidence {
+  trail: Record<string, AttestationEvidence>;
+  artifact: Record<string, AttestationEvidence>;
+  missing: string[];
+}
+
 /**
  * The evidence a trail holds for one of its artifacts (by fingerprint): the
  * trail's attestations and the artifact's, by name, and what the flow's
@@ -154,16 +161,41 @@ export function artifactEvidence(
   view: TrailView,
   template: FlowTemplate | null,
   fingerprint: string,
-): {
-  trail: Record<string, AttestationEvidence>;
-  artifact: Record<string, AttestationEvidence>;
-  missing: string[];
-} {
-  const artifact = view.artifacts.find((a) => a.fingerprint === fingerprint);
-  const ref = artifact?.template_reference_name;
-  const missing = trailCompliance(view, template).missing.filter(
-    (m) =>
-      !m.startsWith('artifact/') || (ref !== null && ref !== undefined && m.startsWith(`artifact/${ref}/`)),
-  );
-  return { trail: byName(view.attestations), artifact: byName(artifact?.attestations ?? {}), missing };
+): ArtifactEvidence {
+  return trailEvidence(view, template)(fingerprint);
+}
+
+/**
+ * `artifactEvidence` for many artifacts of one trail: what is the trail's
+ * (its compliance, its attestations by name) is worked out once, and each
+ * artifact found by its fingerprint, so a population of thousands of changes
+ * on a trail of thousands of artifacts costs their sum, not their product.
+ * The answers share the trail's part: read them, never change them.
+ */
+export function trailEvidence(
+  view: TrailView,
+  template: FlowTemplate | null,
+): (fingerprint: string) => ArtifactEvidence {
+  const missing = trailCompliance(view, template).missing;
+  const trail = byName(view.attestations);
+  const first = new Map<string, (typeof view.artifacts)[number]>();
+  for (const a of view.artifacts) if (!first.has(a.fingerprint)) first.set(a.fingerprint, a);
+  const ofArtifact = new Map<string, ArtifactEvidence>();
+  return (fingerprint) => {
+    const known = ofArtifact.get(fingerprint);
+    if (known) return known;
+    const artifact = first.get(fingerprint);
+    const ref = artifact?.template_reference_name;
+    const answer = {
+      trail,
+      artifact: byName(artifact?.attestations ?? {}),
+      missing: missing.filter(
+        (m) =>
+          !m.startsWith('artifact/') ||
+          (ref !== null && ref !== undefined && m.startsWith(`artifact/${ref}/`)),
+      ),
+    };
+    ofArtifact.set(fingerprint, answer);
+    return answer;
+  };
 }

@@ -3,6 +3,7 @@ export { commitOf, type Commit } from './commit';
 export { CommitView, RepoInfoView } from './commit.dto';
 export {
   artifactEvidence,
+  trailEvidence,
   evidenceSummary,
   pullRequestPeople,
   type AttestationEvidence,
