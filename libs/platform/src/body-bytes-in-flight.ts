@@ -1,4 +1,5 @@
 import { ApiError } from './api-error';
+import { InFlight } from './in-flight';
 
 export type BodyBytesLimit = 'orgBodyBytesInFlight' | 'bodyBytesInFlight';
 
@@ -12,30 +13,23 @@ const BODY_RETRY_AFTER_SECONDS = 2;
  * tenant's slow bodies cannot hold the process's memory.
  */
 export class BodyBytesInFlight {
-  private total = 0;
-  private readonly byOrg = new Map<string, number>();
+  private readonly counts = new InFlight();
 
   constructor(private readonly limits: { perOrg: number; total: number }) {}
 
   /** Holds `bytes` for `org`, or answers which limit they would pass (nothing is held then). */
   take(org: string, bytes: number): BodyBytesLimit | undefined {
-    const ofOrg = this.byOrg.get(org) ?? 0;
-    if (ofOrg + bytes > this.limits.perOrg) return 'orgBodyBytesInFlight';
-    if (this.total + bytes > this.limits.total) return 'bodyBytesInFlight';
-    this.byOrg.set(org, ofOrg + bytes);
-    this.total += bytes;
-    return undefined;
+    const refused = this.counts.take(org, bytes, this.limits.perOrg, this.limits.total);
+    if (refused === 'organization') return 'orgBodyBytesInFlight';
+    return refused === 'process' ? 'bodyBytesInFlight' : undefined;
   }
 
   give(org: string, bytes: number): void {
-    const left = (this.byOrg.get(org) ?? 0) - bytes;
-    if (left > 0) this.byOrg.set(org, left);
-    else this.byOrg.delete(org);
-    this.total = Math.max(0, this.total - bytes);
+    this.counts.give(org, bytes);
   }
 
   of(org?: string): number {
-    return org === undefined ? this.total : (this.byOrg.get(org) ?? 0);
+    return this.counts.of(org);
   }
 }
 

@@ -11,6 +11,7 @@ import { ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 import { ApiError } from './api-error';
+import { InFlight, type InFlightRefusal } from './in-flight';
 import type { Config } from './config';
 import { TENANT_LIMITS, type TenantLimitsSource, tooManyRequests } from './tenant-limits';
 import { CONFIG } from './tokens';
@@ -19,38 +20,27 @@ import { CONFIG } from './tokens';
 export const HEAVY_RETRY_AFTER_SECONDS = 5;
 
 /** Why a heavy operation was not admitted: its organization's cap, or the process's. */
-export type HeavyRefusal = 'organization' | 'process';
+export type HeavyRefusal = InFlightRefusal;
 
-/**
- * The heavy operations in flight in this process: per organization and in
- * all. Pure counts, so they are tested without a server.
- */
+/** The heavy operations in flight in this process: per organization and in all, one each. */
 export class HeavyOperationCounts {
-  private readonly orgs = new Map<string, number>();
-  private total = 0;
+  private readonly counts = new InFlight();
 
   of(org: string): number {
-    return this.orgs.get(org) ?? 0;
+    return this.counts.of(org);
   }
 
   get inFlight(): number {
-    return this.total;
+    return this.counts.of();
   }
 
   /** One more for `org`, unless it has `perOrg` already (0: no cap) or the process `total`. */
   enter(org: string, perOrg: number, total: number): HeavyRefusal | undefined {
-    if (perOrg > 0 && this.of(org) >= perOrg) return 'organization';
-    if (this.total >= total) return 'process';
-    this.orgs.set(org, this.of(org) + 1);
-    this.total += 1;
-    return undefined;
+    return this.counts.take(org, 1, perOrg, total);
   }
 
   leave(org: string): void {
-    const left = this.of(org) - 1;
-    if (left > 0) this.orgs.set(org, left);
-    else this.orgs.delete(org);
-    this.total = Math.max(0, this.total - 1);
+    this.counts.give(org, 1);
   }
 }
 
