@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { verifySignature } from '#des/actions';
 import { SqliteEventStore } from '#des/event-store';
 import { modeEnv, startApp, TestApp } from './support/app';
-import { Child, eventually, startProcess } from './support/processes';
+import { Child, eventually, startProcess, startProjector } from './support/processes';
 import { Receiver } from './support/receiver';
 import { readWholeLog } from './support/log';
 
@@ -34,7 +34,7 @@ describe('actions: a worker killed mid-delivery (server mode, real processes)', 
       DES_ACTIONS_ATTEMPTS: '3',
       DES_ACTIONS_BACKOFF_MS: '50',
     });
-    const projector = startProcess('projector', env);
+    const projector = await startProjector(env);
     let first: Child | undefined = startProcess('worker', env);
     let second: Child | undefined;
     let api: TestApp | undefined;

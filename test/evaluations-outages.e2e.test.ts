@@ -8,7 +8,7 @@ import { evaluationStream, EVALUATIONS_QUEUE } from '#des/evaluations';
 import { SqliteEventStore } from '#des/event-store';
 import { freePort } from './support/engines';
 import { modeEnv, startApp, TestApp } from './support/app';
-import { Child, eventually, startProcess } from './support/processes';
+import { Child, eventually, startProcess, startProjector } from './support/processes';
 import { assertDatabaseUnavailable } from './support/outage';
 import { readWholeLog } from './support/log';
 
@@ -121,7 +121,7 @@ describe('evaluations: a worker killed mid-job', () => {
       DES_JOB_LOCK_MS: '1000',
       DES_POLICY_BUDGET_MS: '60000',
     });
-    const projector = startProcess('projector', env);
+    const projector = await startProjector(env);
     let first: Child | undefined = startProcess('worker', env);
     let second: Child | undefined;
     let api: TestApp | undefined;
@@ -232,7 +232,7 @@ describe('evaluations: none stays pending forever', () => {
       DES_JOB_LOCK_MS: '1000',
       DES_POLICY_BUDGET_MS: '600000',
     });
-    const projector = startProcess('projector', env);
+    const projector = await startProjector(env);
     let worker: Child | undefined;
     let api: TestApp | undefined;
     const connection = new IORedis(env.REDIS_URL!, { maxRetriesPerRequest: null });

@@ -6,7 +6,7 @@ import { MongoClient } from 'mongodb';
 import request from 'supertest';
 import { freePort } from './support/engines';
 import { Mode, modeEnv } from './support/app';
-import { Child, eventually, startProcess } from './support/processes';
+import { Child, eventually, startProcess, startProjector } from './support/processes';
 import { Receiver } from './support/receiver';
 
 /** Every file under a directory, as bytes read as latin1 (so any ASCII secret is found as is). */
@@ -55,7 +55,7 @@ for (const mode of ['embedded', 'server'] as Mode[]) {
         LOG_LEVEL: 'debug',
         DES_ACTIONS_ALLOW_PRIVATE_TARGETS: 'true',
       });
-      if (mode === 'server') processes = [startProcess('projector', env), startProcess('worker', env)];
+      if (mode === 'server') processes = [await startProjector(env), startProcess('worker', env)];
       const api = startProcess('api', env);
       processes.push(api);
       const output = await eventually(

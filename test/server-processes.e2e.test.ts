@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { SqliteEventStore } from '#des/event-store';
-import { loadConfig } from '#des/platform';
+import { loadConfig, PlatformRuntime } from '#des/platform';
 import { freePort } from './support/engines';
 import { modeEnv, startApp, TestApp } from './support/app';
 import { FixtureFeatureModule } from './support/fixture-feature';
-import { Child, eventually, startProcess } from './support/processes';
+import { Child, eventually, startProcess, startProjector } from './support/processes';
 import { assertDatabaseUnavailable } from './support/outage';
 import { readWholeLog } from './support/log';
 
@@ -17,7 +17,7 @@ describe('server mode: API, projector and worker as separate processes', () => {
   let worker: Child;
   before(async () => {
     env = await modeEnv('server', { DES_PROJECTOR_LEASE_MS: '1500' });
-    projector = startProcess('projector', env);
+    projector = await startProjector(env);
     worker = startProcess('worker', env);
     api = await startApp({ mode: 'server', role: 'api', env, features: [FixtureFeatureModule] });
   });
@@ -33,6 +33,31 @@ describe('server mode: API, projector and worker as separate processes', () => {
       assert.equal(put.status, 201, projector.output());
       const get = await api.http.get('/api/v2/fixture-notes/acme/remote');
       assert.deepEqual(get.body, { events: i, last_type: 'note_written', revision: i - 1 });
+    }
+  });
+
+  it('answers writes at once on an instance standing by for the lease: the holder applies them', async () => {
+    const standby = await startApp({
+      mode: 'server',
+      role: 'all',
+      env,
+      org: 'standby',
+      features: [FixtureFeatureModule],
+    });
+    try {
+      for (let i = 1; i <= 3; i++) {
+        const put = await standby.http.put('/api/v2/fixture-notes/standby/waiting').send({ text: `s${i}` });
+        assert.equal(put.status, 201, JSON.stringify(put.body));
+        const get = await standby.http.get('/api/v2/fixture-notes/standby/waiting');
+        assert.deepEqual(get.body, { events: i, last_type: 'note_written', revision: i - 1 });
+      }
+      assert.equal(
+        standby.app.get(PlatformRuntime).appliedPosition,
+        undefined,
+        'it stood by: the projector process applied them',
+      );
+    } finally {
+      await standby.close();
     }
   });
 

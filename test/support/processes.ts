@@ -98,3 +98,23 @@ export async function untilLive(child: Child, base: string, timeoutMs = 60_000):
     throw new Error(`${(error as Error).message}; its output:\n${child.output().slice(-4000)}`);
   }
 }
+
+/**
+ * Starts a projector process and waits until its read models have caught up
+ * with the log. A write made before that waits on a projector still starting,
+ * and on a busy machine its read-your-writes wait can run out (503, ADR 0045).
+ */
+export async function startProjector(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<Child> {
+  const projector = startProcess('projector', env);
+  try {
+    await eventually(
+      async () => projector.output(),
+      (o) => /caught up/.test(o),
+      timeoutMs,
+    );
+  } catch (error) {
+    await projector.stop();
+    throw new Error(`${(error as Error).message}; its output:\n${projector.output().slice(-4000)}`);
+  }
+  return projector;
+}

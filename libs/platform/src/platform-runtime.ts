@@ -54,7 +54,7 @@ export class PlatformRuntime implements OnModuleInit, OnApplicationBootstrap, On
   private readonly lifecycle?: ProjectorLifecycle;
   /** Checkpoint names of this process's projections and reactions. */
   private readonly checkpointNames: string[];
-  /** Processes that do not project: the projector's checkpoints, as read-your-writes polls them. */
+  /** The projector's checkpoints, as read-your-writes polls them in a process that does not project (or stands by for the lease). */
   private readonly checkpoints?: CheckpointPoller;
   /** When the projector last checkpointed a batch (projector roles). */
   private lastBatchAt = Date.now();
@@ -129,8 +129,26 @@ export class PlatformRuntime implements OnModuleInit, OnApplicationBootstrap, On
           this.saved?.batchApplied(last);
         },
       });
-      readModelProgress.plug(this.projector);
       this.lifecycle = new ProjectorLifecycle(this.projector, events, metrics, this.logger);
+      if (reads.kind === 'memory' || role === 'cli') {
+        readModelProgress.plug(this.projector);
+      } else {
+        // Server mode: this instance projects only while it holds the lease; standing by, the
+        // instance that holds it applies this one's writes, and its checkpoints say how far.
+        const projector = this.projector;
+        const lifecycle = this.lifecycle;
+        const checkpoints = new CheckpointPoller(
+          reads,
+          projections.map((p) => p.name),
+        );
+        this.checkpoints = checkpoints;
+        readModelProgress.plug({
+          waitFor: (position, timeoutMs) =>
+            lifecycle.projecting
+              ? projector.waitFor(position, timeoutMs)
+              : checkpoints.waitFor(position, timeoutMs),
+        });
+      }
     } else if (role === 'cli') {
       // One-off commands read nothing back; the running service's projector picks their events up.
       readModelProgress.plug({ waitFor: async () => true });
@@ -178,7 +196,9 @@ export class PlatformRuntime implements OnModuleInit, OnApplicationBootstrap, On
    */
   private async lag(): Promise<{ lagPositions: number; lagSeconds: number; checkpointAgeSeconds?: number }> {
     const head = await this.events.head();
-    const applied = this.projector?.position ?? (await this.checkpoints?.appliedPosition()) ?? head.position;
+    const applied = this.projecting
+      ? this.projector!.position
+      : ((await this.checkpoints?.appliedPosition()) ?? head.position);
     let lagSeconds = 0;
     if (applied < head.position) {
       const [next] = await this.events.readAll(applied, 1);
@@ -187,13 +207,18 @@ export class PlatformRuntime implements OnModuleInit, OnApplicationBootstrap, On
     return {
       lagPositions: Math.max(0, head.position - applied),
       lagSeconds,
-      ...(this.projector ? { checkpointAgeSeconds: (Date.now() - this.lastBatchAt) / 1000 } : {}),
+      ...(this.projecting ? { checkpointAgeSeconds: (Date.now() - this.lastBatchAt) / 1000 } : {}),
     };
   }
 
   /** Lowest position every projection of this process has applied (projector roles). */
   get appliedPosition(): number | undefined {
-    return this.projector?.position;
+    return this.projecting ? this.projector!.position : undefined;
+  }
+
+  /** Whether this process's projector is applying events now (in server mode, while it holds the lease). */
+  private get projecting(): boolean {
+    return this.lifecycle?.projecting ?? false;
   }
 
   async onApplicationBootstrap(): Promise<void> {

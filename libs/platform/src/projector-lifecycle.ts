@@ -40,6 +40,11 @@ export class ProjectorLifecycle {
     private readonly logger: Logger,
   ) {}
 
+  /** Whether the projector is applying events (in server mode: while this process holds the lease). */
+  get projecting(): boolean {
+    return this.state === 'projecting';
+  }
+
   /** Takes the lease (or waits for it, renewing its claim) and projects while it is held. */
   async runUnderLease(lease: Lease, leaseMs: number): Promise<void> {
     this.lease = lease;
