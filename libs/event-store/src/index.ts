@@ -20,6 +20,6 @@ export { eventAt } from './event-at';
 export { scopeFor } from './index-scopes';
 export { microsToSeconds, nowMicros, secondsToMicros } from './microseconds';
 export { SqliteEventStore } from './sqlite-event-store';
-export { TimeSlice } from './time-slice';
+export { nextTurn, setTurnOwner, TimeSlice } from './time-slice';
 export { StreamFolds, type Fold, type FoldUntil } from './stream-folds';
 export { SCHEMA_VERSION, UpcastingEventStore, type Upcaster } from './upcasting';

@@ -103,6 +103,25 @@ describe('SqliteEventStore recorded_at', () => {
     await interrupted;
   });
 
+  it('reads large events after a small one a few at a time: the small one does not size the next read', async () => {
+    const store = new SqliteEventStore({ path: ':memory:', readSliceMs: 0 });
+    await store.append('s-acme/trail', [event('started')], 'no_stream');
+    for (let i = 1; i <= 8; i++)
+      await store.append('s-acme/trail', [{ ...event(`e${i}`), data: { blob: 'x'.repeat(300_000) } }], i - 1);
+    let turns = 0;
+    let reading = true;
+    const tick = () => {
+      turns++;
+      if (reading) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const read = await store.readStream('s-acme/trail');
+    reading = false;
+    assert.equal(read.length, 9);
+    assert.ok(turns >= 6, `the loop had ${turns} turns during a read of 8 events of 300 kB after a small one`);
+    await store.close();
+  });
+
   it('reads a stream and a prefix from a range of the stream index, never by scanning the table', async () => {
     const store = new SqliteEventStore({ path: ':memory:' });
     const plans = store.queryPlans();

@@ -355,8 +355,11 @@ export class SqliteEventStore implements EventStore {
         events.push(event);
       }
       i += chunk.length;
+      // At most twice the last chunk: a small event (a trail's start) says nothing of the next ones,
+      // and one read of every large event after it would hold the loop for all of them.
       take = Math.min(
         MAX_READ_CHUNK,
+        2 * chunk.length,
         Math.max(1, Math.floor((READ_CHUNK_BYTES * chunk.length) / (bytes || 1))),
       );
     }

@@ -17,7 +17,52 @@ export class TimeSlice {
 
   async turn(): Promise<void> {
     if (!this.due) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     this.since = performance.now();
   }
+}
+
+/** Whose work the current async context does: the organization the request scope charges (set by the read store). */
+let ownerOfWork: () => string | undefined = () => undefined;
+
+/** Names how to find whose work runs now (the request scope's organization); called once, by the scope's owner. */
+export function setTurnOwner(owner: () => string | undefined): void {
+  ownerOfWork = owner;
+}
+
+/** Per organization, the sliced work waiting for its next turn, oldest first. */
+const lanes = new Map<string, (() => void)[]>();
+let pumpScheduled = false;
+
+/**
+ * A turn of the event loop for the next slice of long work, fair between
+ * organizations (ADR 0046): work charged to no one resumes at the next
+ * iteration, as after `setImmediate`; an organization's sliced work resumes
+ * one slice per iteration whatever number of its operations are under way.
+ * Three of one tenant's large reads at once then hold the loop between two
+ * of another tenant's callbacks for one slice, not three.
+ */
+export function nextTurn(): Promise<void> {
+  const owner = ownerOfWork();
+  if (owner === undefined) return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => {
+    const lane = lanes.get(owner);
+    if (lane) lane.push(resolve);
+    else lanes.set(owner, [resolve]);
+    if (!pumpScheduled) {
+      pumpScheduled = true;
+      setImmediate(resumeOnePerOrganization);
+    }
+  });
+}
+
+function resumeOnePerOrganization(): void {
+  for (const [owner, lane] of lanes) {
+    const next = lane.shift()!;
+    if (lane.length === 0) lanes.delete(owner);
+    next();
+  }
+  // The slices resumed run once this callback returns; those that come back wait for the next iteration.
+  pumpScheduled = lanes.size > 0;
+  if (pumpScheduled) setImmediate(resumeOnePerOrganization);
 }

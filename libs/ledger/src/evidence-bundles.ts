@@ -12,6 +12,7 @@ import {
   type EventStore,
   secondsToMicros,
   type StoredEvent,
+  nextTurn,
 } from '#des/event-store';
 import {
   AggregateCommand,
@@ -337,7 +338,7 @@ async function sha256Of(bytes: Buffer): Promise<string> {
   const hash = createHash('sha256');
   for (let at = 0; at < bytes.length; at += SLICE) {
     hash.update(bytes.subarray(at, at + SLICE));
-    if (at + SLICE < bytes.length) await new Promise((resolve) => setImmediate(resolve));
+    if (at + SLICE < bytes.length) await nextTurn();
   }
   return hash.digest('hex');
 }

@@ -1,4 +1,5 @@
 import { Zip, type ZipInputFile } from 'fflate';
+import { nextTurn } from '#des/event-store';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { crc32, deflateRaw } from 'node:zlib';
@@ -144,7 +145,7 @@ async function crcOf(bytes: Buffer): Promise<number> {
   let crc = 0;
   for (let at = 0; at < bytes.length; at += 16 * SLICE) {
     crc = crc32(bytes.subarray(at, at + 16 * SLICE), crc);
-    if (at + 16 * SLICE < bytes.length) await new Promise((resolve) => setImmediate(resolve));
+    if (at + 16 * SLICE < bytes.length) await nextTurn();
   }
   return crc;
 }

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { nextTurn } from '#des/event-store';
 
 /** Text written to the socket at a time; the loop gets a turn between two. */
 const SLICE_CHARS = 64 * 1024;
@@ -66,7 +67,7 @@ export async function sendJson(res: Response, value: unknown): Promise<void> {
 async function sendSlice(res: Response, text: string): Promise<boolean> {
   if (res.destroyed) return false;
   if (!res.write(text, 'utf8')) return drainedOrClosed(res);
-  await new Promise((resolve) => setImmediate(resolve));
+  await nextTurn();
   return !res.destroyed;
 }
 

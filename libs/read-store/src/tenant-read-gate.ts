@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTurnOwner } from '#des/event-store';
 
 /**
  * On whose behalf the reads of the current request (or job) go to a shared
@@ -16,6 +17,8 @@ interface ReadScope {
 }
 
 const scope = new AsyncLocalStorage<ReadScope>();
+// Long work sliced on the event loop takes turns by the organization the scope charges (ADR 0046).
+setTurnOwner(() => scope.getStore()?.tenant);
 
 /** Runs `fn` in a fresh scope (one per request or job): reads are charged to no one until `chargeReadsTo`. */
 export function inReadScope<T>(fn: () => T, tenant?: string, requestId?: string): T {
