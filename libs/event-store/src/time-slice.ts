@@ -9,7 +9,7 @@
 export class TimeSlice {
   private since = performance.now();
 
-  constructor(private readonly budgetMs = 10) {}
+  constructor(private readonly budgetMs = 5) {}
 
   get due(): boolean {
     return performance.now() - this.since >= this.budgetMs;

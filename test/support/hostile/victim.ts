@@ -13,6 +13,8 @@ export interface Sample {
   ms: number;
   ok: boolean;
   what: string;
+  /** Why it failed: the status answered, or the error of the request. */
+  failure?: string;
 }
 
 export interface Window {
@@ -21,9 +23,10 @@ export interface Window {
 }
 
 export interface WindowFigures {
-  reads: { count: number; failures: number; p99: number; worst?: Sample };
-  writes: { count: number; failures: number; p99: number; worst?: Sample };
-  jobs: { count: number; failures: number; worstMs: number; worst?: Sample };
+  /** `failed`: the first sample that failed, if any. */
+  reads: { count: number; failures: number; failed?: Sample; p99: number; worst?: Sample };
+  writes: { count: number; failures: number; failed?: Sample; p99: number; worst?: Sample };
+  jobs: { count: number; failures: number; failed?: Sample; worstMs: number; worst?: Sample };
   rss: Record<string, { peak: number }>;
 }
 
@@ -56,23 +59,25 @@ export class VictimProbe {
     });
   }
 
-  private async timed(into: Sample[], what: string, run: () => Promise<boolean>): Promise<void> {
+  /** Times `run`, which answers true, or why it failed. */
+  private async timed(into: Sample[], what: string, run: () => Promise<true | string>): Promise<void> {
     const at = Date.now();
     const t0 = performance.now();
-    let ok = false;
+    let outcome: true | string;
     try {
-      ok = await run();
-    } catch {
-      ok = false;
+      outcome = await run();
+    } catch (error) {
+      const cause = (error as Error & { cause?: Error }).cause;
+      outcome = `${(error as Error).message}${cause ? `: ${cause.message}` : ''}`;
     }
-    into.push({ at, ms: performance.now() - t0, ok, what });
+    into.push({ at, ms: performance.now() - t0, ok: outcome === true, what, ...(outcome === true ? {} : { failure: outcome }) });
   }
 
   private read(path: string) {
     return this.timed(this.reads, `GET ${path}`, async () => {
       const res = await this.as(path);
-      await res.arrayBuffer();
-      return res.status === 200;
+      const body = await res.text();
+      return res.status === 200 || `${res.status} ${body.slice(0, 200)}`;
     });
   }
 
@@ -85,9 +90,9 @@ export class VictimProbe {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ attestation_name: name, is_compliant: true }),
       });
-      await res.arrayBuffer();
+      const body = await res.text();
       if (res.status === 201) this.acknowledged.push(name);
-      return res.status === 201;
+      return res.status === 201 || `${res.status} ${body.slice(0, 200)}`;
     });
   }
 
@@ -103,14 +108,14 @@ export class VictimProbe {
         }),
       });
       const made = (await res.json()) as { id?: string };
-      if (res.status !== 201 || !made.id) return false;
+      if (res.status !== 201 || !made.id) return `${res.status} ${JSON.stringify(made).slice(0, 200)}`;
       for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
         const got = (await (await this.as(`/api/v2/evaluations/${ORGS.victim}/${made.id}`)).json()) as { status?: string };
         if (got.status === 'completed') return true;
-        if (got.status === 'failed') return false;
+        if (got.status === 'failed') return `failed: ${JSON.stringify(got).slice(0, 200)}`;
         await new Promise((r) => setTimeout(r, 25));
       }
-      return false;
+      return 'not completed in 120 s';
     });
   }
 
@@ -146,7 +151,8 @@ export class VictimProbe {
     const summary = (samples: Sample[]) => {
       const mine = samples.filter(inside);
       const worst = mine.reduce<Sample | undefined>((a, s) => (!a || s.ms > a.ms ? s : a), undefined);
-      return { count: mine.length, failures: mine.filter((s) => !s.ok).length, p99: p99(mine.map((s) => s.ms)), worst };
+      const failed = mine.filter((s) => !s.ok);
+      return { count: mine.length, failures: failed.length, failed: failed[0], p99: p99(mine.map((s) => s.ms)), worst };
     };
     const jobs = summary(this.jobs);
     const rss: Record<string, { peak: number }> = {};
@@ -155,7 +161,7 @@ export class VictimProbe {
     return {
       reads: summary(this.reads),
       writes: summary(this.writes),
-      jobs: { count: jobs.count, failures: jobs.failures, worstMs: jobs.worst?.ms ?? 0, worst: jobs.worst },
+      jobs: { count: jobs.count, failures: jobs.failures, failed: jobs.failed, worstMs: jobs.worst?.ms ?? 0, worst: jobs.worst },
       rss,
     };
   }
