@@ -32,23 +32,6 @@ import { eventually } from './support/processes';
  *   DES_HOSTILE_MANY_KEYS keys in a free-form object (default 100,000; a tenth beside closed properties)
  */
 
-/**
- * The fixed cases that missed a goal on this branch (i49-harness, run of 2026-11-29, seed
- * 312993440, embedded mode) before the other helpers' fixes of issue 49 are merged, with the
- * part expected to fix each (each case's `awaits`). They fail here; that is expected. A case
- * that passes after the merge leaves this list; one that still fails is remaining work.
- */
-export const AWAITING_FIXES: Record<string, string> = {
-  'evaluation of a 51 MB trail ×6': 'evaluations (RSS +598 MB over the baseline)',
-  '1,000 nested YAML sequences': 'yaml (the process dies: stack overflow)',
-  'complex keys `? ? … x`': 'yaml (the process dies: stack overflow)',
-  '100,000-digest pod': 'reports (victim p99 29 s before the 413)',
-  '20,000 idle connections': 'strangers (none closed by the service in 15 s; victim job 367 ms)',
-  '3 concurrent bundles of large attachments': 'streaming (victim p99 3.1 s, RSS +552 MB)',
-  '/search over 4,000 artifacts': 'reports (victim p99 3.4 s)',
-  '4 readers of a 51 MB trail': 'streaming (victim p99 286 ms)',
-};
-
 const SEED = hostileSeed();
 console.log(`# hostile seed: ${SEED} (replay: DES_HOSTILE_SEED=${SEED})`);
 const BUDGET_MS = Number(process.env.DES_HOSTILE_BUDGET_S ?? 600) * 1000;
@@ -57,7 +40,11 @@ const MODES = (process.env.DES_HOSTILE_MODES ?? 'embedded,server').split(',') as
 const FIXED_MODES = (process.env.DES_HOSTILE_FIXED_MODES ?? 'embedded').split(',');
 const FULL = process.env.DES_HOSTILE_FULL === '1';
 const CONCURRENCY = Number(process.env.DES_HOSTILE_CONCURRENCY ?? 3);
-const listed = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter(Boolean);
+const listed = (value: string | undefined) =>
+  value
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const ROUTE_FILTER = listed(process.env.DES_HOSTILE_ROUTES);
 const FIXED_FILTER = listed(process.env.DES_HOSTILE_FIXED);
 /** When each phase ends, as shares of the budget: every route runs its base round even past its share. */
@@ -91,7 +78,8 @@ function summarizeCases(results: CaseResult[]): { statuses: string; notes: strin
   for (const r of results) {
     for (const [s, n] of Object.entries(r.statuses)) statuses[s] = (statuses[s] ?? 0) + n;
     if (r.failures.length) notes.push(`${r.label}: ${r.failures.join('; ')}`);
-    if (r.largestErrorBytes > 64 * 1024) notes.push(`${r.label}: an error body of ${r.largestErrorBytes} bytes (echoes its input?)`);
+    if (r.largestErrorBytes > 64 * 1024)
+      notes.push(`${r.label}: an error body of ${r.largestErrorBytes} bytes (echoes its input?)`);
   }
   return {
     statuses: Object.entries(statuses)
@@ -158,7 +146,12 @@ for (const mode of MODES) {
       console.log(`${judged.line}; ${summary}`);
       const died = service.died();
       if (died) {
-        judged.findings.push({ where, input: inFlight(Date.now()), goal: 'the process alive', figure: died.slice(0, 1500) });
+        judged.findings.push({
+          where,
+          input: inFlight(Date.now()),
+          goal: 'the process alive',
+          figure: died.slice(0, 1500),
+        });
         console.log(`# hostile (${where}): the service died; restarting it`);
         await probe.stop();
         await service.restart();
@@ -171,7 +164,8 @@ for (const mode of MODES) {
     it('keeps the victim within the goals while every route of the document is attacked', async () => {
       const all = documentRoutes(doc);
       const chosen = all.filter((r) => !ROUTE_FILTER || ROUTE_FILTER.some((f) => r.name.includes(f)));
-      const phaseEnd = STARTED + BUDGET_MS * (mode === 'embedded' ? PHASE_END.embeddedRoutes : PHASE_END.serverRoutes);
+      const phaseEnd =
+        STARTED + BUDGET_MS * (mode === 'embedded' ? PHASE_END.embeddedRoutes : PHASE_END.serverRoutes);
       // Embedded mode: every route, each run. Server mode: a seed-chosen subset within its share.
       const order: DocumentRoute[] = mode === 'embedded' ? chosen : shuffled(chosen, SEED);
       const targets = targetsOf(context);
@@ -205,15 +199,21 @@ for (const mode of MODES) {
         );
         covered++;
       }
-      console.log(`# hostile (${mode}): ${covered} of ${all.length} routes of the document attacked (seed ${SEED})`);
+      console.log(
+        `# hostile (${mode}): ${covered} of ${all.length} routes of the document attacked (seed ${SEED})`,
+      );
       // Every finding on a line of its own (an assertion's diff would cut a long list short).
       for (const f of findings) console.log(`# hostile finding (${mode}): ${describeFinding(f, SEED)}`);
-      assert.equal(findings.length, 0, `${findings.length} goals missed while routes were attacked (seed ${SEED}): see the # hostile finding lines`);
+      assert.equal(
+        findings.length,
+        0,
+        `${findings.length} goals missed while routes were attacked (seed ${SEED}): see the # hostile finding lines`,
+      );
     });
 
     for (const name of FIXED_MODES.includes(mode) ? fixedCases : []) {
       const fixed = FIXED_CASES[name];
-      it(`fixed case: ${name} — ${fixed.describe(FULL)} (awaits: ${fixed.awaits})`, async () => {
+      it(`fixed case: ${name} — ${fixed.describe(FULL)} (issue 49, ${fixed.fixedBy})`, async () => {
         let figures = '';
         const findings = await watched(`fixed: ${name}`, async () => {
           const outcome = await attacker.fixed(name, { ...context, baseUrl: service.baseUrl }, (label) =>
@@ -222,7 +222,11 @@ for (const mode of MODES) {
           figures = JSON.stringify(outcome.figures);
           return `${outcome.error ? `attack error: ${outcome.error}; ` : ''}${figures}`;
         });
-        assert.deepEqual(findings.map((f) => describeFinding(f, SEED)), [], `${name}: goals missed; ${figures}`);
+        assert.deepEqual(
+          findings.map((f) => describeFinding(f, SEED)),
+          [],
+          `${name}: goals missed; ${figures}`,
+        );
       });
     }
 
@@ -231,16 +235,22 @@ for (const mode of MODES) {
       const acknowledged = [...probe.acknowledged];
       const missing = await eventually(
         async () => {
-          const res = await fetch(`${service.baseUrl}/api/v2/trails/${ORGS.victim}/${VICTIM.flow}/${VICTIM.trail}`, {
-            headers: { Authorization: `Bearer ${service.keys.victim}` },
-          });
+          const res = await fetch(
+            `${service.baseUrl}/api/v2/trails/${ORGS.victim}/${VICTIM.flow}/${VICTIM.trail}`,
+            {
+              headers: { Authorization: `Bearer ${service.keys.victim}` },
+            },
+          );
           const text = await res.text();
           return acknowledged.filter((n) => !text.includes(`"${n}"`));
         },
         (m) => m.length === 0,
         30_000,
       ).catch((error: Error) => [error.message]);
-      console.log(`# hostile (${mode}): ${acknowledged.length} acknowledged victim writes, ${missing.length} missing`);
+      console.log(
+        `# hostile (${mode}): ${acknowledged.length} acknowledged victim writes, ${missing.length} missing; ` +
+          `${probe.resent} victim requests sent again after a kept-alive connection closed under them`,
+      );
       assert.deepEqual(missing, []);
     });
   });

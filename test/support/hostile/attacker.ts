@@ -121,13 +121,20 @@ export async function send(
     return { status: res.status, ms, errorBytes, message: res.status >= 500 ? `${res.status}` : undefined };
   } catch (error) {
     const cause = (error as Error & { cause?: Error }).cause;
-    return { status: -1, ms: performance.now() - t0, errorBytes: 0, message: `${(error as Error).message}${cause ? `: ${cause.message}` : ''}` };
+    return {
+      status: -1,
+      ms: performance.now() - t0,
+      errorBytes: 0,
+      message: `${(error as Error).message}${cause ? `: ${cause.message}` : ''}`,
+    };
   }
 }
 
 async function runCase(attack: RouteAttack, c: HostileCase): Promise<CaseResult> {
   const answers = await Promise.all(
-    Array.from({ length: attack.concurrency }, () => send(attack.baseUrl, attack.key, c, attack.requestTimeoutMs)),
+    Array.from({ length: attack.concurrency }, () =>
+      send(attack.baseUrl, attack.key, c, attack.requestTimeoutMs),
+    ),
   );
   const statuses: Record<string, number> = {};
   for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;

@@ -10,7 +10,14 @@ import { random, Random, subSeed } from './seed';
  */
 export type CaseKind = 'largest' | 'deepest' | 'many-keys' | 'odd-path' | 'stranger' | 'files';
 
-export const KINDS: readonly CaseKind[] = ['largest', 'deepest', 'many-keys', 'odd-path', 'stranger', 'files'];
+export const KINDS: readonly CaseKind[] = [
+  'largest',
+  'deepest',
+  'many-keys',
+  'odd-path',
+  'stranger',
+  'files',
+];
 
 export interface MultipartBody {
   kind: 'multipart';
@@ -52,7 +59,8 @@ const JSON_TYPES = ['application/json'];
 function bodyMedia(route: DocumentRoute): { type: string; schema?: Schema } | undefined {
   const content = route.operation.requestBody?.content;
   if (!content) return undefined;
-  for (const type of [...JSON_TYPES, 'multipart/form-data']) if (content[type]) return { type, schema: content[type].schema };
+  for (const type of [...JSON_TYPES, 'multipart/form-data'])
+    if (content[type]) return { type, schema: content[type].schema };
   const [type] = Object.keys(content);
   return type ? { type, schema: content[type].schema } : undefined;
 }
@@ -62,13 +70,20 @@ export function kindsOf(route: DocumentRoute): CaseKind[] {
   const content = route.operation.requestBody?.content ?? {};
   const hasBody = Object.keys(content).length > 0;
   return KINDS.filter((k) => {
-    if (k === 'deepest' || k === 'many-keys') return hasBody && Object.keys(content).some((t) => t.includes('json') || t.includes('multipart'));
+    if (k === 'deepest' || k === 'many-keys')
+      return hasBody && Object.keys(content).some((t) => t.includes('json') || t.includes('multipart'));
     if (k === 'files') return Boolean(content['multipart/form-data']);
     return true;
   });
 }
 
-function paramValue(p: Parameter, targets: Targets, rng: Random, odd: boolean, doc: OpenApiDocument): string | undefined {
+function paramValue(
+  p: Parameter,
+  targets: Targets,
+  rng: Random,
+  odd: boolean,
+  doc: OpenApiDocument,
+): string | undefined {
   const s = resolved(doc, p.schema);
   if (p.in === 'path') {
     if (odd) return oddPathText(rng);
@@ -80,7 +95,9 @@ function paramValue(p: Parameter, targets: Targets, rng: Random, odd: boolean, d
   if (s.type === 'array') {
     const item = resolved(doc, s.items);
     // Many values, the whole within the request line's limit once encoded (else only the 431 is tried).
-    const one = item.enum?.length ? String(rng.pick(item.enum)) : stringValue(item, rng, Math.min(item.maxLength ?? 64, 64));
+    const one = item.enum?.length
+      ? String(rng.pick(item.enum))
+      : stringValue(item, rng, Math.min(item.maxLength ?? 64, 64));
     const many = Math.max(1, Math.floor((odd ? 12_000 : 6_000) / encodeURIComponent(`${one},`).length));
     return Array.from({ length: many }, () => one).join(',');
   }
@@ -88,7 +105,9 @@ function paramValue(p: Parameter, targets: Targets, rng: Random, odd: boolean, d
     if (odd) return rng.pick(['99999999999999999999999', '-1', '1e309', 'NaN', '0x10']);
     // The first page, as large as allowed: the most of the tenant's data in one answer.
     if (p.name === 'page') return String(s.minimum ?? 1);
-    return String(rng.pick([s.maximum ?? Number.MAX_SAFE_INTEGER, s.maximum ?? Number.MAX_SAFE_INTEGER, s.minimum ?? 0]));
+    return String(
+      rng.pick([s.maximum ?? Number.MAX_SAFE_INTEGER, s.maximum ?? Number.MAX_SAFE_INTEGER, s.minimum ?? 0]),
+    );
   }
   if (s.enum?.length) return odd ? oddText(rng, 300) : String(rng.pick(s.enum));
   if (odd) return oddText(rng, Math.min(2048, (s.maxLength ?? 2048) + 1));
@@ -104,7 +123,7 @@ function paramValue(p: Parameter, targets: Targets, rng: Random, odd: boolean, d
 
 /** A path parameter at odd length and characters: traversal, encoded slashes, NUL, wide characters. */
 function oddPathText(rng: Random): string {
-  const unit = rng.pick(['../', '%2F', '\u0000', '𝔘', ' ', '%', '\\', "'\""]);
+  const unit = rng.pick(['../', '%2F', '\u0000', '𝔘', ' ', '%', '\\', '\'"']);
   // Long, but within the request line's limit once encoded (a 431 would test only the limit).
   const units = Math.floor(rng.pick([255, 1024, 4096]) / Math.max(3, encodeURIComponent(unit).length));
   return unit.repeat(Math.max(1, units));
@@ -114,13 +133,24 @@ function oddPathText(rng: Random): string {
 const CONSUMING = /\/(rename|archive|unarchive|join)$/;
 export const SPARE = 'spare';
 
-function urlOf(route: DocumentRoute, doc: OpenApiDocument, given: Targets, rng: Random, odd: boolean): string {
+function urlOf(
+  route: DocumentRoute,
+  doc: OpenApiDocument,
+  given: Targets,
+  rng: Random,
+  odd: boolean,
+): string {
   const params = route.operation.parameters ?? [];
   const consuming = CONSUMING.test(route.path) || route.method === 'DELETE';
-  const targets = consuming ? { ...given, flow: SPARE, env: SPARE, trail: SPARE, name: SPARE, identifier: SPARE } : given;
+  const targets = consuming
+    ? { ...given, flow: SPARE, env: SPARE, trail: SPARE, name: SPARE, identifier: SPARE }
+    : given;
   let path = route.path;
   for (const p of params.filter((q) => q.in === 'path')) {
-    path = path.replace(`{${p.name}}`, encodeURIComponent(paramValue(p, targets, rng, odd && p.name !== 'org', doc)!));
+    path = path.replace(
+      `{${p.name}}`,
+      encodeURIComponent(paramValue(p, targets, rng, odd && p.name !== 'org', doc)!),
+    );
   }
   const query = new URLSearchParams();
   for (const p of params.filter((q) => q.in === 'query')) {
@@ -138,7 +168,13 @@ function urlOf(route: DocumentRoute, doc: OpenApiDocument, given: Targets, rng: 
   return q ? `${path}?${q}` : path;
 }
 
-function jsonBody(doc: OpenApiDocument, schema: Schema | undefined, shape: Shape, rng: Random, limits: CaseLimits): string {
+function jsonBody(
+  doc: OpenApiDocument,
+  schema: Schema | undefined,
+  shape: Shape,
+  rng: Random,
+  limits: CaseLimits,
+): string {
   const ctx: ValueContext = { doc, rng, shape, maxDepth: limits.maxDepth, manyKeys: limits.manyKeys };
   let value = valueOf(ctx, schema, limits.jsonBytes - 1024);
   // No free place in the schema: the shape goes where the schema forbids it (a refusal is then the answer).
@@ -146,14 +182,25 @@ function jsonBody(doc: OpenApiDocument, schema: Schema | undefined, shape: Shape
   // Beside closed properties a tenth as many: each unknown key is refused by name, so this is
   // already an error of hundreds of kB (a validator that echoes each key stalls on it).
   if (shape === 'many-keys' && !ctx.usedFreeForm)
-    value = { ...(value && typeof value === 'object' ? value : {}), ...manyKeys(Math.floor(limits.manyKeys / 10)) };
+    value = {
+      ...(value && typeof value === 'object' ? value : {}),
+      ...manyKeys(Math.floor(limits.manyKeys / 10)),
+    };
   let text = JSON.stringify(value);
   // The budget is an estimate: a body past the limit is cut back to the limit's size of the same shape.
-  if (text.length > limits.jsonBytes && shape === 'largest') text = JSON.stringify(valueOf({ ...ctx }, schema, limits.jsonBytes / 4));
+  if (text.length > limits.jsonBytes && shape === 'largest')
+    text = JSON.stringify(valueOf({ ...ctx }, schema, limits.jsonBytes / 4));
   return text;
 }
 
-function multipartBody(doc: OpenApiDocument, schema: Schema | undefined, shape: Shape, rng: Random, limits: CaseLimits, files: boolean): MultipartBody {
+function multipartBody(
+  doc: OpenApiDocument,
+  schema: Schema | undefined,
+  shape: Shape,
+  rng: Random,
+  limits: CaseLimits,
+  files: boolean,
+): MultipartBody {
   const s = resolved(doc, schema);
   const fields: MultipartBody['fields'] = [];
   const parts: MultipartBody['files'] = [];
@@ -173,7 +220,11 @@ function multipartBody(doc: OpenApiDocument, schema: Schema | undefined, shape: 
       }
     } else if (p.type === 'object' || p.$ref || p.properties) {
       const ctx = { doc, rng, shape, maxDepth: limits.maxDepth, manyKeys: limits.manyKeys };
-      fields.push({ name, value: JSON.stringify(valueOf(ctx, p, files ? 64 * 1024 : limits.jsonBytes / 2)), contentType: 'application/json' });
+      fields.push({
+        name,
+        value: JSON.stringify(valueOf(ctx, p, files ? 64 * 1024 : limits.jsonBytes / 2)),
+        contentType: 'application/json',
+      });
     } else {
       fields.push({ name, value: stringValue(p, rng, files ? 1024 : 1024 * 1024) });
     }
@@ -196,7 +247,14 @@ export function hostileCase(
   const shape: Shape = kind === 'deepest' || kind === 'many-keys' ? kind : 'largest';
   let body: Body | undefined;
   if (kind === 'files') {
-    body = multipartBody(doc, route.operation.requestBody!.content['multipart/form-data'].schema, 'largest', rng, limits, true);
+    body = multipartBody(
+      doc,
+      route.operation.requestBody!.content['multipart/form-data'].schema,
+      'largest',
+      rng,
+      limits,
+      true,
+    );
   } else if (media?.type === 'multipart/form-data') {
     body = multipartBody(doc, media.schema, shape, rng, limits, false);
   } else if (media) {
@@ -207,7 +265,8 @@ export function hostileCase(
     body?.kind === 'json'
       ? Buffer.byteLength(body.text)
       : body
-        ? body.fields.reduce((n, f) => n + Buffer.byteLength(f.value), 0) + body.files.reduce((n, f) => n + f.bytes, 0)
+        ? body.fields.reduce((n, f) => n + Buffer.byteLength(f.value), 0) +
+          body.files.reduce((n, f) => n + f.bytes, 0)
         : 0;
   return {
     label: `${route.name} ${kind}#${round}`,

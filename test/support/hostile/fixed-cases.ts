@@ -30,8 +30,8 @@ export interface FixedOutcome {
 export interface FixedCase {
   /** What the issue's table names, and the size run here. */
   describe(full: boolean): string;
-  /** The helper branch whose fix it waits for (issue 49's parts); see AWAITING_FIXES. */
-  awaits: string;
+  /** The part of issue 49 that fixed it (its ADR names the part: strangers 0037, yaml 0038, evaluations 0039, reports 0040, streaming 0041). */
+  fixedBy: string;
   run(ctx: FixedContext, started: (label: string) => void): Promise<FixedOutcome>;
 }
 
@@ -59,16 +59,27 @@ async function call(
       signal: AbortSignal.timeout(init.timeoutMs ?? 120_000),
     });
     const buffer = Buffer.from(await res.arrayBuffer());
-    const text = res.status >= 400 ? buffer.subarray(0, 300).toString() : buffer.length < 65_536 ? buffer.toString() : '';
+    const text =
+      res.status >= 400
+        ? buffer.subarray(0, 300).toString()
+        : buffer.length < 65_536
+          ? buffer.toString()
+          : '';
     return { status: res.status, bytes: buffer.length, text };
   } catch (error) {
     return { status: `error ${(error as Error).message}`, bytes: 0, text: '' };
   }
 }
 
-const ALL_ATTESTATIONS = 'package policy\nimport rego.v1\ndefault allow := false\nallow if count([a | some t in input.trails; some a in t.attestations]) > 0\n';
+const ALL_ATTESTATIONS =
+  'package policy\nimport rego.v1\ndefault allow := false\nallow if count([a | some t in input.trails; some a in t.attestations]) > 0\n';
 
-function yamlUpload(ctx: FixedContext, route: 'policy' | 'template', yaml: string, name: string): Promise<{ status: number | string; text: string }> {
+function yamlUpload(
+  ctx: FixedContext,
+  route: 'policy' | 'template',
+  yaml: string,
+  name: string,
+): Promise<{ status: number | string; text: string }> {
   const form = new FormData();
   if (route === 'policy') {
     form.append('payload', JSON.stringify({ name, type: 'env' }));
@@ -80,11 +91,18 @@ function yamlUpload(ctx: FixedContext, route: 'policy' | 'template', yaml: strin
   return call(ctx, 'PUT', `/api/v2/flows/${ctx.org}/template_file`, { body: form });
 }
 
-async function yamlCase(ctx: FixedContext, started: (l: string) => void, name: string, yaml: string): Promise<FixedOutcome> {
+async function yamlCase(
+  ctx: FixedContext,
+  started: (l: string) => void,
+  name: string,
+  yaml: string,
+): Promise<FixedOutcome> {
   const figures: Record<string, string | number> = { bytes: yaml.length };
   for (const route of ['policy', 'template'] as const) {
     started(`${name} → ${route}`);
-    const answers = await Promise.all([1, 2].map((i) => yamlUpload(ctx, route, yaml, `${name.replace(/\W+/g, '-')}-${i}`)));
+    const answers = await Promise.all(
+      [1, 2].map((i) => yamlUpload(ctx, route, yaml, `${name.replace(/\W+/g, '-')}-${i}`)),
+    );
     figures[route] = answers.map((a) => `${a.status}${a.text ? ` ${a.text.slice(0, 120)}` : ''}`).join('; ');
   }
   return { figures };
@@ -121,7 +139,7 @@ function openSocket(baseUrl: string): Promise<Socket | undefined> {
 export const FIXED_CASES: Record<string, FixedCase> = {
   'evaluation of a 51 MB trail ×6': {
     describe: (full) => `6 evaluations at once of the big trail (${full ? '51 MB' : 'scaled: ~10 MB'})`,
-    awaits: 'evaluations',
+    fixedBy: 'evaluations',
     async run(ctx, started) {
       started('6 × POST /evaluations over the big trail');
       const c = counter();
@@ -146,9 +164,12 @@ export const FIXED_CASES: Record<string, FixedCase> = {
       const ends: Record<string, number> = {};
       for (const { id } of made.filter((m) => m.id)) {
         let end = 'unfinished after 180 s';
-        for (const deadline = Date.now() + 180_000; Date.now() < deadline; ) {
+        for (const deadline = Date.now() + 180_000; Date.now() < deadline;) {
           const got = await call(ctx, 'GET', `/api/v2/evaluations/${ctx.org}/${id}`, { timeoutMs: 30_000 });
-          const status = got.status === 200 ? (JSON.parse(got.text || '{}') as { status?: string }).status : `HTTP ${got.status}`;
+          const status =
+            got.status === 200
+              ? (JSON.parse(got.text || '{}') as { status?: string }).status
+              : `HTTP ${got.status}`;
           if (status && status !== 'pending' && status !== 'running') {
             end = status;
             break;
@@ -157,34 +178,42 @@ export const FIXED_CASES: Record<string, FixedCase> = {
         }
         ends[end] = (ends[end] ?? 0) + 1;
       }
-      return { figures: { ...c.figures, ...Object.fromEntries(Object.entries(ends).map(([k, n]) => [`ended ${k}`, n])) } };
+      return {
+        figures: {
+          ...c.figures,
+          ...Object.fromEntries(Object.entries(ends).map(([k, n]) => [`ended ${k}`, n])),
+        },
+      };
     },
   },
   '1,000 nested YAML sequences': {
     describe: () => 'a policy and a flow template of 1,000 nested block sequences (`- - - … x`)',
-    awaits: 'yaml',
+    fixedBy: 'yaml',
     run: (ctx, started) => yamlCase(ctx, started, 'nested-sequences', `${'- '.repeat(1000)}x\n`),
   },
   'complex keys `? ? … x`': {
     describe: () => 'a policy and a flow template of 1,000 nested complex keys (`? ? … x`)',
-    awaits: 'yaml',
+    fixedBy: 'yaml',
     run: (ctx, started) => yamlCase(ctx, started, 'complex-keys', `${'? '.repeat(1000)}x\n`),
   },
   '100,000-digest pod': {
     describe: () => 'one K8S report whose one pod has 100,000 digests',
-    awaits: 'reports',
+    fixedBy: 'reports',
     async run(ctx, started) {
       started('PUT report/K8S, 1 pod × 100,000 digests');
       const digests: Record<string, string> = {};
       for (let i = 0; i < 100_000; i++) digests[`i${i}`] = `sha256:${hex(i)}`;
       const body = JSON.stringify({ artifacts: [pod(0, digests)] });
-      const answer = await call(ctx, 'PUT', `/api/v2/environments/${ctx.org}/${ctx.env}/report/K8S`, { body, json: true });
+      const answer = await call(ctx, 'PUT', `/api/v2/environments/${ctx.org}/${ctx.env}/report/K8S`, {
+        body,
+        json: true,
+      });
       return { figures: { bytes: body.length, status: answer.status, answer: answer.text.slice(0, 160) } };
     },
   },
   '20,000-pod report loop': {
     describe: (full) => `2 clients looping 20,000-pod K8S reports (${full ? '10 each' : 'scaled: 3 each'})`,
-    awaits: 'reports',
+    fixedBy: 'reports',
     async run(ctx, started) {
       const c = counter();
       const loops = ctx.full ? 10 : 3;
@@ -193,9 +222,18 @@ export const FIXED_CASES: Record<string, FixedCase> = {
           for (let n = 0; n < loops; n++) {
             started(`client ${client} report ${n}`);
             const body = JSON.stringify({
-              artifacts: Array.from({ length: 20_000 }, (_, i) => pod(i, { [`ghcr.io/h/p${i}:1`]: `sha256:${hex(client * 1e6 + n * 1e5 + i)}` })),
+              artifacts: Array.from({ length: 20_000 }, (_, i) =>
+                pod(i, { [`ghcr.io/h/p${i}:1`]: `sha256:${hex(client * 1e6 + n * 1e5 + i)}` }),
+              ),
             });
-            c.add((await call(ctx, 'PUT', `/api/v2/environments/${ctx.org}/${ctx.env}/report/K8S`, { body, json: true })).status);
+            c.add(
+              (
+                await call(ctx, 'PUT', `/api/v2/environments/${ctx.org}/${ctx.env}/report/K8S`, {
+                  body,
+                  json: true,
+                })
+              ).status,
+            );
           }
         }),
       );
@@ -203,29 +241,36 @@ export const FIXED_CASES: Record<string, FixedCase> = {
     },
   },
   '20,000 idle connections': {
-    describe: (full) => `${full ? 20_000 : 'scaled (DES_HOSTILE_IDLE_CONNECTIONS, default 2,000):'} idle connections held 15 s`,
-    awaits: 'strangers',
+    describe: (full) =>
+      `${full ? 20_000 : 'scaled (DES_HOSTILE_IDLE_CONNECTIONS, default 2,000):'} idle connections held 15 s`,
+    fixedBy: 'strangers',
     async run(ctx, started) {
       const sockets: Socket[] = [];
       return holding(sockets, async () => {
         started(`opening ${ctx.idleConnections} idle connections`);
         let refused = 0;
         for (let i = 0; i < ctx.idleConnections; i += 100) {
-          const batch = await Promise.all(Array.from({ length: Math.min(100, ctx.idleConnections - i) }, () => openSocket(ctx.baseUrl)));
-          for (const s of batch) if (s) sockets.push(s);
-          else refused++;
+          const batch = await Promise.all(
+            Array.from({ length: Math.min(100, ctx.idleConnections - i) }, () => openSocket(ctx.baseUrl)),
+          );
+          for (const s of batch)
+            if (s) sockets.push(s);
+            else refused++;
         }
         let closedByServer = 0;
         for (const s of sockets) s.once('close', () => closedByServer++);
         started(`holding ${sockets.length} idle connections`);
         await seconds(15);
-        return { figures: { opened: sockets.length, refused, 'closed by the service within 15 s': closedByServer } };
+        return {
+          figures: { opened: sockets.length, refused, 'closed by the service within 15 s': closedByServer },
+        };
       });
     },
   },
   '250 slow 10 MB PUTs without a key': {
-    describe: (full) => `${full ? 250 : 'scaled: 50'} PUTs announcing 10 MB, without a key, sending 1 kB/s for 10 s`,
-    awaits: 'strangers',
+    describe: (full) =>
+      `${full ? 250 : 'scaled: 50'} PUTs announcing 10 MB, without a key, sending 1 kB/s for 10 s`,
+    fixedBy: 'strangers',
     async run(ctx, started) {
       const count = ctx.full ? 250 : 50;
       const url = new URL(`${ctx.baseUrl}/api/v2/environments/${ctx.org}/${ctx.env}/report/K8S`);
@@ -259,16 +304,21 @@ export const FIXED_CASES: Record<string, FixedCase> = {
   },
   '3 concurrent bundles of large attachments': {
     describe: () => `3 bundles at once of the big trail (its attachments: DES_HOSTILE_ATTACHMENTS × 10 MB)`,
-    awaits: 'streaming',
+    fixedBy: 'streaming',
     async run(ctx, started) {
       started('3 × GET bundle');
-      const answers = await Promise.all([1, 2, 3].map(() => call(ctx, 'GET', `/api/v2/trails/${ctx.org}/${ctx.flow}/${ctx.trail}/bundle`)));
-      return { figures: Object.fromEntries(answers.map((a, i) => [`bundle ${i}`, `${a.status} ${a.bytes} B`])) };
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => call(ctx, 'GET', `/api/v2/trails/${ctx.org}/${ctx.flow}/${ctx.trail}/bundle`)),
+      );
+      return {
+        figures: Object.fromEntries(answers.map((a, i) => [`bundle ${i}`, `${a.status} ${a.bytes} B`])),
+      };
     },
   },
   '/search over 4,000 artifacts': {
-    describe: (full) => `4 clients × 5 searches by a prefix every seeded artifact matches (${full ? 4000 : 'scaled: 1,000'} artifacts)`,
-    awaits: 'reports',
+    describe: (full) =>
+      `4 clients × 5 searches by a prefix every seeded artifact matches (${full ? 4000 : 'scaled: 1,000'} artifacts)`,
+    fixedBy: 'reports',
     async run(ctx, started) {
       const c = counter();
       let bytes = 0;
@@ -287,7 +337,7 @@ export const FIXED_CASES: Record<string, FixedCase> = {
   },
   'stalled attachment downloads': {
     describe: () => '20 downloads of the big attachments that read their first bytes, then stall 15 s',
-    awaits: 'streaming',
+    fixedBy: 'streaming',
     async run(ctx, started) {
       const url = new URL(ctx.baseUrl);
       const statuses: (number | string)[] = [];
@@ -316,8 +366,9 @@ export const FIXED_CASES: Record<string, FixedCase> = {
     },
   },
   '4 readers of a 51 MB trail': {
-    describe: (full) => `4 clients reading the big trail and its events at once (${full ? '51 MB' : 'scaled: ~10 MB'})`,
-    awaits: 'streaming',
+    describe: (full) =>
+      `4 clients reading the big trail and its events at once (${full ? '51 MB' : 'scaled: ~10 MB'})`,
+    fixedBy: 'streaming',
     async run(ctx, started) {
       const c = counter();
       let bytes = 0;
@@ -336,7 +387,7 @@ export const FIXED_CASES: Record<string, FixedCase> = {
   },
   'change-population CSV loop': {
     describe: () => '2 clients looping the whole change population as CSV for 15 s',
-    awaits: 'streaming',
+    fixedBy: 'streaming',
     async run(ctx, started) {
       const c = counter();
       let bytes = 0;
@@ -345,7 +396,9 @@ export const FIXED_CASES: Record<string, FixedCase> = {
         [0, 1].map(async (client) => {
           for (let n = 0; Date.now() < until; n++) {
             started(`client ${client} CSV ${n}`);
-            const a = await call(ctx, 'GET', `/api/v2/audit/${ctx.org}/changes?from=1971-01-01T00:00:00Z`, { accept: 'text/csv' });
+            const a = await call(ctx, 'GET', `/api/v2/audit/${ctx.org}/changes?from=1971-01-01T00:00:00Z`, {
+              accept: 'text/csv',
+            });
             c.add(a.status);
             bytes = Math.max(bytes, a.bytes);
           }

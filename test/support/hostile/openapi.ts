@@ -64,7 +64,13 @@ export function documentRoutes(doc: OpenApiDocument): DocumentRoute[] {
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
-      if (operation) routes.push({ name: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, operation });
+      if (operation)
+        routes.push({
+          name: `${method.toUpperCase()} ${path}`,
+          method: method.toUpperCase(),
+          path,
+          operation,
+        });
     }
   }
   return routes;

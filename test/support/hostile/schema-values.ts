@@ -48,9 +48,11 @@ function patterned(s: Schema, rng: Random, length: number): string | undefined {
   if (s.example !== undefined && typeof s.example === 'string') return s.example;
   if (/\[0-9a-f\]\{64\}/i.test(p)) return (p.includes('sha256:') ? 'sha256:' : '') + hex(rng, 64);
   if (/\[0-9a-fA-F\]\{4,64\}/.test(p)) return hex(rng, Math.min(64, Math.max(4, length)));
-  if (p.startsWith('^[a-zA-Z0-9][a-zA-Z0-9')) return 'a'.repeat(Math.max(1, Math.min(length, s.maxLength ?? length)));
+  if (p.startsWith('^[a-zA-Z0-9][a-zA-Z0-9'))
+    return 'a'.repeat(Math.max(1, Math.min(length, s.maxLength ?? length)));
   if (p.startsWith('^(started|exited|changed)')) return 'started,exited,changed';
-  if (p.startsWith('^(no_provenance')) return 'no_provenance,non_compliant,missing_attestation,late_evidence,self_approved';
+  if (p.startsWith('^(no_provenance'))
+    return 'no_provenance,non_compliant,missing_attestation,late_evidence,self_approved';
   if (p.includes('x20-\\x7e')) return '~'.repeat(Math.min(128, length));
   return undefined;
 }
@@ -148,7 +150,11 @@ function arrayOf(ctx: ValueContext, s: Schema, budget: number, depth: number): u
 function objectOf(ctx: ValueContext, s: Schema, budget: number, depth: number): Record<string, unknown> {
   const properties = Object.entries(s.properties ?? {});
   const extra = s.additionalProperties;
-  if (!properties.length && extra !== false && (extra === undefined || extra === true || !typeOf(resolved(ctx.doc, extra as Schema))))
+  if (
+    !properties.length &&
+    extra !== false &&
+    (extra === undefined || extra === true || !typeOf(resolved(ctx.doc, extra as Schema)))
+  )
     return freeForm(ctx, budget, depth) as Record<string, unknown>;
   const object: Record<string, unknown> = {};
   const share = Math.max(64, Math.floor(budget / Math.max(1, properties.length + (extra ? 1 : 0))));

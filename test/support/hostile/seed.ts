@@ -6,7 +6,8 @@ export function hostileSeed(env: NodeJS.ProcessEnv = process.env): number {
   const given = env.DES_HOSTILE_SEED;
   if (given !== undefined && given !== '') {
     const seed = Number(given);
-    if (!Number.isInteger(seed) || seed < 0) throw new Error(`DES_HOSTILE_SEED must be a whole number, not ${given}`);
+    if (!Number.isInteger(seed) || seed < 0)
+      throw new Error(`DES_HOSTILE_SEED must be a whole number, not ${given}`);
     return seed >>> 0;
   }
   // Rotated: a new seed each run (the time), printed so a failing run can be replayed.

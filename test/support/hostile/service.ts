@@ -34,7 +34,8 @@ function createOrg(env: NodeJS.ProcessEnv, org: string): string {
     { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, encoding: 'utf8' },
   );
   const key = made.stdout.match(/^\s+(\S+)\s*$/m)?.[1];
-  if (made.status !== 0 || !key) throw new Error(`org create ${org} failed (${made.status}): ${made.stdout}${made.stderr}`);
+  if (made.status !== 0 || !key)
+    throw new Error(`org create ${org} failed (${made.status}): ${made.stdout}${made.stderr}`);
   return key;
 }
 
@@ -68,7 +69,8 @@ export async function startService(mode: Mode, extra: NodeJS.ProcessEnv = {}): P
           };
     for (const [role, child] of Object.entries(children)) {
       void child.exited.then(({ code, signal }) => {
-        if (!stopping) died ??= `${role} exited (${signal ?? code}); its last output:\n${child.output().slice(-3000)}`;
+        if (!stopping)
+          died ??= `${role} exited (${signal ?? code}); its last output:\n${child.output().slice(-3000)}`;
       });
     }
     await untilLive(children.service ?? children.api, baseUrl, 120_000);

@@ -31,16 +31,29 @@ export function seedSizes(env: NodeJS.ProcessEnv = process.env): SeedSizes {
   };
 }
 
-export const BIG = { flow: 'big-flow', trail: 'big-trail', artifactsTrail: 'artifacts-trail', env: 'big-env', artifactPrefix: 'abcd' };
+export const BIG = {
+  flow: 'big-flow',
+  trail: 'big-trail',
+  artifactsTrail: 'artifacts-trail',
+  env: 'big-env',
+  artifactPrefix: 'abcd',
+};
 
-async function call(service: Service, key: string, method: string, path: string, body?: unknown): Promise<number> {
+async function call(
+  service: Service,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<number> {
   const res = await fetch(`${service.baseUrl}${path}`, {
     method,
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  if (res.status >= 300) throw new Error(`seeding: ${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status >= 300)
+    throw new Error(`seeding: ${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
   return res.status;
 }
 
@@ -51,7 +64,10 @@ async function inBatches(total: number, width: number, one: (i: number) => Promi
 
 const fingerprint = (i: number) => `${BIG.artifactPrefix}${i.toString(16).padStart(60, '0')}`;
 
-export async function seedTenants(service: Service, sizes: SeedSizes): Promise<Omit<FixedContext, 'full' | 'idleConnections'>> {
+export async function seedTenants(
+  service: Service,
+  sizes: SeedSizes,
+): Promise<Omit<FixedContext, 'full' | 'idleConnections'>> {
   const a = service.keys.attacker;
   const v = service.keys.victim;
   const org = ORGS.attacker;
@@ -77,7 +93,11 @@ export async function seedTenants(service: Service, sizes: SeedSizes): Promise<O
   );
   const attachments: string[] = [];
   for (let i = 0; i < sizes.attachments; i += 2) {
-    const upload = { files: Math.min(2, sizes.attachments - i), fileBytes: 10 * 1000 * 1000, seed: `hostile-${i}` };
+    const upload = {
+      files: Math.min(2, sizes.attachments - i),
+      fileBytes: 10 * 1000 * 1000,
+      seed: `hostile-${i}`,
+    };
     const answer = await sendUpload({
       ...upload,
       baseUrl: service.baseUrl,
@@ -85,7 +105,8 @@ export async function seedTenants(service: Service, sizes: SeedSizes): Promise<O
       key: a,
       dataJson: { attestation_name: `files-${i}`, is_compliant: true },
     });
-    if (answer.status !== 201) throw new Error(`seeding attachments: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+    if (answer.status !== 201)
+      throw new Error(`seeding attachments: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
     attachments.push(...(await digestsOf(upload)));
   }
   // On a trail of their own. Server mode answers many of these 404 "Artifact not found" though
@@ -107,7 +128,9 @@ export async function seedTenants(service: Service, sizes: SeedSizes): Promise<O
     else if (res.status !== 201) throw new Error(`seeding artifact ${i}: ${res.status}`);
   });
   if (notFoundArtifacts) {
-    console.log(`# hostile seeding: ${notFoundArtifacts} of ${sizes.artifacts} artifact reports answered 404 though recorded`);
+    console.log(
+      `# hostile seeding: ${notFoundArtifacts} of ${sizes.artifacts} artifact reports answered 404 though recorded`,
+    );
     await eventually(
       () =>
         fetch(`${service.baseUrl}/api/v2/artifacts/${org}/${BIG.flow}/${fingerprint(sizes.artifacts - 1)}`, {

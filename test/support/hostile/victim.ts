@@ -48,16 +48,36 @@ export class VictimProbe {
   private running = false;
   private loops: Promise<void>[] = [];
   private written = 0;
+  private evaluations = 0;
 
   constructor(private readonly service: Service) {}
 
-  private as(path: string, init: RequestInit = {}): Promise<Response> {
-    return fetch(`${this.service.baseUrl}${path}`, {
-      ...init,
-      headers: { Authorization: `Bearer ${this.service.keys.victim}`, ...(init.headers ?? {}) },
-      signal: AbortSignal.timeout(30_000),
-    });
+  /**
+   * A request of the victim's. Like the HTTP clients of Go and curl, it is sent again once on a
+   * new connection when a kept-alive one was closed under it before any answer (the server's
+   * keep-alive timeout and the client's reuse crossing): the writes carry an Idempotency-Key, so
+   * sending one again records it once. The time counted is the whole, retry included.
+   */
+  private async as(path: string, init: RequestInit = {}): Promise<Response> {
+    const send = () =>
+      fetch(`${this.service.baseUrl}${path}`, {
+        ...init,
+        headers: { Authorization: `Bearer ${this.service.keys.victim}`, ...(init.headers ?? {}) },
+        signal: AbortSignal.timeout(30_000),
+      });
+    try {
+      return await send();
+    } catch (error) {
+      const cause = (error as Error & { cause?: Error & { code?: string } }).cause;
+      const closedUnder = cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET';
+      if (!closedUnder) throw error;
+      this.resent++;
+      return send();
+    }
   }
+
+  /** Requests sent again after a kept-alive connection closed under them. */
+  resent = 0;
 
   /** Times `run`, which answers true, or why it failed. */
   private async timed(into: Sample[], what: string, run: () => Promise<true | string>): Promise<void> {
@@ -70,7 +90,13 @@ export class VictimProbe {
       const cause = (error as Error & { cause?: Error }).cause;
       outcome = `${(error as Error).message}${cause ? `: ${cause.message}` : ''}`;
     }
-    into.push({ at, ms: performance.now() - t0, ok: outcome === true, what, ...(outcome === true ? {} : { failure: outcome }) });
+    into.push({
+      at,
+      ms: performance.now() - t0,
+      ok: outcome === true,
+      what,
+      ...(outcome === true ? {} : { failure: outcome }),
+    });
   }
 
   private read(path: string) {
@@ -85,11 +111,14 @@ export class VictimProbe {
   write(): Promise<void> {
     const name = `probe-${++this.written}`;
     return this.timed(this.writes, `POST attestation ${name}`, async () => {
-      const res = await this.as(`/api/v2/attestations/${ORGS.victim}/${VICTIM.flow}/trail/${VICTIM.trail}/generic`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ attestation_name: name, is_compliant: true }),
-      });
+      const res = await this.as(
+        `/api/v2/attestations/${ORGS.victim}/${VICTIM.flow}/trail/${VICTIM.trail}/generic`,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'Idempotency-Key': `victim-${name}` },
+          body: JSON.stringify({ attestation_name: name, is_compliant: true }),
+        },
+      );
       const body = await res.text();
       if (res.status === 201) this.acknowledged.push(name);
       return res.status === 201 || `${res.status} ${body.slice(0, 200)}`;
@@ -98,10 +127,11 @@ export class VictimProbe {
 
   /** One evaluation of the victim's trail, from its request to its result. */
   job(into = this.jobs): Promise<void> {
+    const key = `victim-evaluation-${++this.evaluations}-${Date.now()}`;
     return this.timed(into, 'evaluation', async () => {
       const res = await this.as(`/api/v2/evaluations/${ORGS.victim}`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
         body: JSON.stringify({
           context: { trails: [{ flow: VICTIM.flow, trail: VICTIM.trail }] },
           policy: { files: { 'policy.rego': TRIVIAL } },
@@ -109,8 +139,10 @@ export class VictimProbe {
       });
       const made = (await res.json()) as { id?: string };
       if (res.status !== 201 || !made.id) return `${res.status} ${JSON.stringify(made).slice(0, 200)}`;
-      for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
-        const got = (await (await this.as(`/api/v2/evaluations/${ORGS.victim}/${made.id}`)).json()) as { status?: string };
+      for (const deadline = Date.now() + 120_000; Date.now() < deadline;) {
+        const got = (await (await this.as(`/api/v2/evaluations/${ORGS.victim}/${made.id}`)).json()) as {
+          status?: string;
+        };
         if (got.status === 'completed') return true;
         if (got.status === 'failed') return `failed: ${JSON.stringify(got).slice(0, 200)}`;
         await new Promise((r) => setTimeout(r, 25));
@@ -132,9 +164,10 @@ export class VictimProbe {
       })();
     this.loops = [
       every(200, () =>
-        Promise.all([this.read(`/api/v2/environments/${ORGS.victim}/${VICTIM.env}`), this.read('/health/live')]).then(() =>
-          this.rssSamples.push({ at: Date.now(), rss: this.service.rss() }),
-        ),
+        Promise.all([
+          this.read(`/api/v2/environments/${ORGS.victim}/${VICTIM.env}`),
+          this.read('/health/live'),
+        ]).then(() => this.rssSamples.push({ at: Date.now(), rss: this.service.rss() })),
       ),
       every(1000, () => this.write()),
       every(500, () => this.job()),
@@ -152,16 +185,29 @@ export class VictimProbe {
       const mine = samples.filter(inside);
       const worst = mine.reduce<Sample | undefined>((a, s) => (!a || s.ms > a.ms ? s : a), undefined);
       const failed = mine.filter((s) => !s.ok);
-      return { count: mine.length, failures: failed.length, failed: failed[0], p99: p99(mine.map((s) => s.ms)), worst };
+      return {
+        count: mine.length,
+        failures: failed.length,
+        failed: failed[0],
+        p99: p99(mine.map((s) => s.ms)),
+        worst,
+      };
     };
     const jobs = summary(this.jobs);
     const rss: Record<string, { peak: number }> = {};
     for (const s of this.rssSamples.filter(inside))
-      for (const [role, bytes] of Object.entries(s.rss)) rss[role] = { peak: Math.max(rss[role]?.peak ?? 0, bytes) };
+      for (const [role, bytes] of Object.entries(s.rss))
+        rss[role] = { peak: Math.max(rss[role]?.peak ?? 0, bytes) };
     return {
       reads: summary(this.reads),
       writes: summary(this.writes),
-      jobs: { count: jobs.count, failures: jobs.failures, failed: jobs.failed, worstMs: jobs.worst?.ms ?? 0, worst: jobs.worst },
+      jobs: {
+        count: jobs.count,
+        failures: jobs.failures,
+        failed: jobs.failed,
+        worstMs: jobs.worst?.ms ?? 0,
+        worst: jobs.worst,
+      },
       rss,
     };
   }
