@@ -83,6 +83,59 @@ describe('evaluations: the input an evaluation assembles is bounded', () => {
     }
   });
 
+  it('one trail under the limit whose input (it stands there twice) passes it fails naming the limit, its text given up part-made', async () => {
+    const t = await startApp({
+      mode: 'embedded',
+      env: await modeEnv('embedded', { DES_EVALUATION_INPUT_BYTES: String(INPUT_LIMIT) }),
+    });
+    try {
+      await t.http.put('/api/v2/flows/acme').send({ name: 'svc' }).expect(201);
+      await bigTrail(t.http, 'middle', 5);
+      // 200 kB stored: accepted; as `trails[0]` and as `trail`, 400 kB of input.
+      const posted = await t.http.post('/api/v2/evaluations/acme').send(body('middle', 1));
+      assert.equal(posted.status, 201, posted.text);
+      const done = await eventually(
+        async () => (await t.http.get(`/api/v2/evaluations/acme/${posted.body.id}`)).body,
+        (b) => b.status !== 'pending',
+        60_000,
+      );
+      assert.equal(done.status, 'failed', JSON.stringify(done));
+      assert.equal(done.error.kind, 'policy_error');
+      const made = new RegExp(
+        `^the trails of this evaluation make an input of more than (\\d+) bytes, over the evaluation input limit of ${INPUT_LIMIT} bytes$`,
+      ).exec(done.error.message);
+      assert.ok(made, done.error.message);
+      assert.ok(
+        Number(made[1]) > INPUT_LIMIT && Number(made[1]) < 2 * INPUT_LIMIT,
+        'given up once past the limit, not made whole',
+      );
+      // Listed with another trail, each stands once: the same trail fits.
+      await bigTrail(t.http, 'small', 1);
+      const both = await t.http.post('/api/v2/evaluations/acme').send({
+        context: {
+          trails: [
+            { flow: 'svc', trail: 'middle' },
+            { flow: 'svc', trail: 'small' },
+          ],
+        },
+        policy: { files: { 'policy.rego': 'package policy\nimport rego.v1\ndefault allow := true\n' } },
+      });
+      assert.equal(both.status, 201, both.text);
+      const completed = await eventually(
+        async () => (await t.http.get(`/api/v2/evaluations/acme/${both.body.id}`)).body,
+        (b) => b.status !== 'pending',
+        60_000,
+      );
+      assert.deepEqual(
+        [completed.status, completed.result?.allow],
+        ['completed', true],
+        JSON.stringify(completed),
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
   it('an evaluation over the limit that is already pending (the crash of the issue) fails once at start, naming the limit', async () => {
     const env = await modeEnv('embedded');
     const first = await startApp({ mode: 'embedded', env });
@@ -131,7 +184,9 @@ describe('evaluations: the input an evaluation assembles is bounded', () => {
       assert.equal(done.error.kind, 'policy_error');
       assert.match(
         done.error.message,
-        new RegExp(`^the trails of this evaluation hold \\d+ bytes, over the evaluation input limit of ${INPUT_LIMIT} bytes$`),
+        new RegExp(
+          `^the trails of this evaluation hold \\d+ bytes, over the evaluation input limit of ${INPUT_LIMIT} bytes$`,
+        ),
       );
       assert.deepEqual(await evaluationTypes(restarted.app.get(EVENT_STORE), id), [
         'evaluation_requested',
@@ -159,7 +214,11 @@ describe('evaluations: a run that keeps killing its process is not run forever',
       DES_POLICY_BUDGET_MS: '600000',
     });
     started.push(child);
-    await eventually(async () => child.output(), (o) => /on http:\/\/127\.0\.0\.1:\d+\/api\/v2/.test(o), 60_000);
+    await eventually(
+      async () => child.output(),
+      (o) => /on http:\/\/127\.0\.0\.1:\d+\/api\/v2/.test(o),
+      60_000,
+    );
     return child;
   }
 
@@ -182,7 +241,10 @@ describe('evaluations: a run that keeps killing its process is not run forever',
     const auth = { Authorization: `Bearer ${key}` };
     await request(base).put('/api/v2/flows/acme').set(auth).send({ name: 'svc' }).expect(201);
     await request(base).put('/api/v2/trails/acme/svc').set(auth).send({ name: 'good' }).expect(201);
-    const posted = await request(base).post('/api/v2/evaluations/acme').set(auth).send(body('good', 1, ENDLESS));
+    const posted = await request(base)
+      .post('/api/v2/evaluations/acme')
+      .set(auth)
+      .send(body('good', 1, ENDLESS));
     assert.equal(posted.status, 201, posted.text);
     const id = posted.body.id as string;
     for (let run = 1; run <= 2; run++) {

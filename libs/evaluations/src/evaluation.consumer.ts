@@ -8,6 +8,7 @@ import {
   type Config,
   EVENT_STORE,
   JOBS,
+  jsonPieces,
   Metrics,
   PROJECTION_PROGRESS,
   READ_STORE,
@@ -36,10 +37,20 @@ export const POLICY_EVALUATOR = Symbol('POLICY_EVALUATOR');
 const MEMO_MAX_CHARS = 1024 * 1024;
 /** A trail as a policy sees it (`GET /trails/…` at the instant), as JSON text memoised per fold. */
 const inputJson = new WeakMap<TrailView, { template: FlowTemplate | null; json: string }>();
-function policyInputJson(view: TrailView, template: FlowTemplate | null): string {
+/** The trail's text, or (past `roomChars`) how many characters were made before it was given up. */
+function policyInputJson(view: TrailView, template: FlowTemplate | null, roomChars: number): string | number {
   const memo = inputJson.get(view);
-  if (memo?.template === template) return memo.json;
-  const json = JSON.stringify(trailAsShown(view, template));
+  if (memo?.template === template) return memo.json.length <= roomChars ? memo.json : memo.json.length;
+  // Made in pieces (an attestation each) and given up once past the room: a trail whose input
+  // would pass the limit is refused without its whole text ever being made.
+  const pieces: string[] = [];
+  let chars = 0;
+  for (const piece of jsonPieces(trailAsShown(view, template))) {
+    chars += piece.length;
+    if (chars > roomChars) return chars;
+    pieces.push(piece);
+  }
+  const json = pieces.join('');
   if (json.length <= MEMO_MAX_CHARS) inputJson.set(view, { template, json });
   return json;
 }
@@ -99,7 +110,8 @@ export class EvaluationConsumer implements OnModuleDestroy {
     // Recorded before anything is assembled: a run that takes the process down is counted, and
     // past `maxStarts` the evaluation fails here instead of running again (at every start).
     const started = await this.record(org, id, { kind: 'start', id, maxStarts: this.budgets.maxStarts });
-    if (!started.some((e) => e.type === 'evaluation_started')) return started.length ? 'interrupted' : 'already finished';
+    if (!started.some((e) => e.type === 'evaluation_started'))
+      return started.length ? 'interrupted' : 'already finished';
     try {
       const at = microsToSeconds(data.recorded_at);
       const refs = distinctTrails(data.context.trails);
@@ -108,16 +120,27 @@ export class EvaluationConsumer implements OnModuleDestroy {
       // Counted from the events as stored, before a byte of input is made.
       const stored = pasts.reduce((sum, past) => sum + past.bytes, 0);
       if (stored > limit) throw new PolicyError('policy_error', inputTooLarge(stored, limit));
+      // A text of N characters is at least N bytes; one trail alone stands in the input twice.
+      const times = pasts.length === 1 ? 2 : 1;
+      let made = 0;
       const trails = pasts.map((past, i) => {
         if (!past.view)
           throw new PolicyError(
             'service_error',
             `trail ${refs[i].flow}/${refs[i].trail} vanished at the pinned instant`,
           );
-        return policyInputJson(past.view, past.template);
+        const json = policyInputJson(past.view, past.template, Math.floor((limit - made) / times));
+        if (typeof json === 'number')
+          throw new PolicyError(
+            'policy_error',
+            inputTooLarge(made + json * times, limit, 'make an input of more than'),
+          );
+        made += json.length * times;
+        return json;
       });
       const bytes = policyInputBytes(trails);
-      if (bytes > limit) throw new PolicyError('policy_error', inputTooLarge(bytes, limit, 'make an input of'));
+      if (bytes > limit)
+        throw new PolicyError('policy_error', inputTooLarge(bytes, limit, 'make an input of'));
       const input = assemblePolicyInput(trails);
       trails.length = 0; // the texts can go while the policy runs: the input holds them now
       const compiled = await this.compiler.compile(data.policy.files);
@@ -178,8 +201,10 @@ export class EvaluationConsumer implements OnModuleDestroy {
       }),
     );
     for (const event of executed.events) {
-      if (event.type === 'evaluation_completed') this.metrics.evaluationsFinished.inc({ outcome: 'completed' });
-      if (event.type === 'evaluation_failed') this.metrics.evaluationsFinished.inc({ outcome: event.data.error.kind });
+      if (event.type === 'evaluation_completed')
+        this.metrics.evaluationsFinished.inc({ outcome: 'completed' });
+      if (event.type === 'evaluation_failed')
+        this.metrics.evaluationsFinished.inc({ outcome: event.data.error.kind });
     }
     return executed.events;
   }
