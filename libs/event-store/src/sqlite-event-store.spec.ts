@@ -12,6 +12,20 @@ import { canonicalTextOf } from './canonical-text';
 
 const event = (type: string) => ({ id: randomUUID(), type, data: {}, metadata: {} });
 
+/** What `work` answers, and how many turns the event loop had while it ran. */
+async function withLoopTurns<T>(work: () => Promise<T>): Promise<{ value: T; turns: number }> {
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    turns++;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const value = await work();
+  running = false;
+  return { value, turns };
+}
+
 describe('SqliteEventStore recorded_at', () => {
   it('never decreases when the wall clock steps back', async () => {
     const clock = [5_000_000, 9_000_000, 7_000_000, 7_000_000, 12_000_000];
@@ -83,15 +97,7 @@ describe('SqliteEventStore recorded_at', () => {
     }));
     for (const [i, e] of events.entries())
       await store.append('s-acme/long', [e], i === 0 ? 'no_stream' : i - 1);
-    let turns = 0;
-    let reading = true;
-    const tick = () => {
-      turns++;
-      if (reading) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const read = await store.readStreamsByPrefix('s-acme/');
-    reading = false;
+    const { value: read, turns } = await withLoopTurns(() => store.readStreamsByPrefix('s-acme/'));
     assert.deepEqual(
       read.map((e) => [e.type, e.data]),
       events.map((e) => [e.type, e.data]),
@@ -108,17 +114,12 @@ describe('SqliteEventStore recorded_at', () => {
     await store.append('s-acme/trail', [event('started')], 'no_stream');
     for (let i = 1; i <= 8; i++)
       await store.append('s-acme/trail', [{ ...event(`e${i}`), data: { blob: 'x'.repeat(300_000) } }], i - 1);
-    let turns = 0;
-    let reading = true;
-    const tick = () => {
-      turns++;
-      if (reading) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const read = await store.readStream('s-acme/trail');
-    reading = false;
+    const { value: read, turns } = await withLoopTurns(() => store.readStream('s-acme/trail'));
     assert.equal(read.length, 9);
-    assert.ok(turns >= 6, `the loop had ${turns} turns during a read of 8 events of 300 kB after a small one`);
+    assert.ok(
+      turns >= 6,
+      `the loop had ${turns} turns during a read of 8 events of 300 kB after a small one`,
+    );
     await store.close();
   });
 
