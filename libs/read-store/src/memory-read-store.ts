@@ -76,9 +76,11 @@ export class MemoryReadStore implements ReadStore {
   /**
    * Every collection's documents (in their order) and declared indexes, in
    * chunks of at most `chunkSize` documents: what `importChunk` takes back.
+   * A chunk is serialized in one go while requests wait: 5,000 documents of a
+   * tenant with large trails took 68–113 ms each, 256 take a few.
    * Read from a fork, so writes made between chunks do not show.
    */
-  *exportChunks(chunkSize = 5000): IterableIterator<MemoryChunk> {
+  *exportChunks(chunkSize = 256): IterableIterator<MemoryChunk> {
     const frozen = this.fork();
     for (const [name, collection] of frozen.collections) {
       if (!collection.exists) continue;
