@@ -4,7 +4,7 @@ import type { Response } from 'supertest';
 import { EVENT_STORE } from '#des/platform';
 import type { EventStore } from '#des/event-store';
 import { modeEnv, startApp, TestApp } from './support/app';
-import { Child, eventually, startProcess } from './support/processes';
+import { Child, eventually, startProcess, startProjector } from './support/processes';
 import { readWholeLog } from './support/log';
 
 const FP = 'a'.repeat(64);
@@ -20,15 +20,12 @@ describe('server mode: a recorded write while the projector is stopped', () => {
   let api: TestApp;
   let projector: Child;
 
-  const caughtUp = (p: Child) => eventually(async () => p.output(), (o) => /caught up/.test(o), 30_000);
-
   /** A write sent until it is answered with more than "recorded, not yet readable" (the same key each time). */
   const settled = (send: () => Promise<Response>) => eventually(send, (r) => r.status !== 503, 30_000);
 
   before(async () => {
     env = await modeEnv('server', { DES_READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
-    projector = startProcess('projector', env);
-    await caughtUp(projector);
+    projector = await startProjector(env, 30_000);
     api = await startApp({ mode: 'server', role: 'api', env });
     const flow = await settled(() =>
       api.http.put('/api/v2/flows/acme').set('Idempotency-Key', 'lag-flow').send({ name: 'backend' }),
