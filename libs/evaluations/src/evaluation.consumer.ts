@@ -24,7 +24,13 @@ import type { FlowTemplate } from '#des/flows';
 import { ChangeEvaluation } from './evaluation.commands';
 import { EvaluationCommand, EvaluationEvent, evaluationStream } from './evaluation.decider';
 import { EVALUATION_ATTEMPTS, EVALUATIONS_QUEUE, evaluationJob } from './evaluation-job';
-import { assemblePolicyInput, distinctTrails, inputTooLarge, policyInputBytes } from './policy-input';
+import {
+  assemblePolicyInput,
+  distinctTrails,
+  inputTooLarge,
+  policyInputBytes,
+  timesInInput,
+} from './policy-input';
 
 const notRecorded = (id: string) => `evaluation ${id} is not recorded`;
 const SERVICE_FAILURE = 'The evaluation failed on the service side.';
@@ -120,8 +126,8 @@ export class EvaluationConsumer implements OnModuleDestroy {
       // Counted from the events as stored, before a byte of input is made.
       const stored = pasts.reduce((sum, past) => sum + past.bytes, 0);
       if (stored > limit) throw new PolicyError('policy_error', inputTooLarge(stored, limit));
-      // A text of N characters is at least N bytes; one trail alone stands in the input twice.
-      const times = pasts.length === 1 ? 2 : 1;
+      // A text of N characters is at least N bytes.
+      const times = timesInInput(pasts.length);
       let made = 0;
       const trails = pasts.map((past, i) => {
         if (!past.view)

@@ -1,8 +1,12 @@
+/** How often each trail stands in the input: once in `trails`, and again as `trail` when it is the only one. */
+export const timesInInput = (trails: number): number => (trails === 1 ? 2 : 1);
+
 /** What a policy reads as `input`: every trail once, and `trail` too when there is one. */
 export function policyInputBytes(trailsJson: string[]): number {
   let bytes = '{"trails":[]}'.length + Math.max(0, trailsJson.length - 1);
-  for (const json of trailsJson) bytes += Buffer.byteLength(json, 'utf8');
-  if (trailsJson.length === 1) bytes += ',"trail":'.length + Buffer.byteLength(trailsJson[0], 'utf8');
+  const times = timesInInput(trailsJson.length);
+  for (const json of trailsJson) bytes += times * Buffer.byteLength(json, 'utf8');
+  if (times === 2) bytes += ',"trail":'.length;
   return bytes;
 }
 
