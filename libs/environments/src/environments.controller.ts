@@ -363,7 +363,7 @@ export class EnvironmentsController {
     @Req() req: AuthenticatedRequest,
     @Res() res: Response,
   ) {
-    const parsed = parseK8sReport(body);
+    const parsed = await parseK8sReport(body);
     if ('errors' in parsed) throw new ApiError(400, 'Invalid report data', parsed.errors);
     await this.record(org, env, 'K8S', parsed.pods, req, res);
   }
@@ -454,7 +454,7 @@ export class EnvironmentsController {
     req: AuthenticatedRequest,
     res: Response,
   ) {
-    const parsed = parsePlatformReport(type, body);
+    const parsed = await parsePlatformReport(type, body);
     if ('errors' in parsed) throw new ApiError(400, 'Invalid report data', parsed.errors);
     await this.record(org, env, type, parsed.pods, req, res);
   }

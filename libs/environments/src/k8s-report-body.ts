@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { EventTooLargeError } from '#des/event-store';
+import { EventTooLargeError, TimeSlice } from '#des/event-store';
 import { ApiError, MAX_JSON_DEPTH, TOO_DEEP, VALIDATION_FAILED } from '#des/platform';
 import { MAX_REPORT_PODS } from './k8s-report';
 import { environmentStream } from './environment.decider';
@@ -99,18 +99,24 @@ export const scanReport =
   };
 
 /**
- * The JSON body parser's `verify` for environment reports, from that scan
- * (or the text's, when the body came compressed): the same refusals, before
- * the text is parsed.
+ * The check of an environment report's text before it is parsed, from that
+ * scan (or, when the body came compressed, the text's, walked in slices that
+ * give the event loop turns): the same refusals.
  */
 export const refuseUntakeableReport =
   (limits: ReportLimits) =>
-  (req: Request, text: Buffer): void => {
+  async (req: Request, text: Buffer): Promise<void> => {
     let scan = (req as Scanned)[SCAN];
     if (!scan) {
       scan = new SnapshotSizeScan();
-      scan.write(text);
+      const slice = new TimeSlice();
+      for (let at = 0; at < text.length; at += SCAN_PIECE) {
+        scan.write(text.subarray(at, at + SCAN_PIECE));
+        await slice.turn();
+      }
     }
     const refusal = reportRefusal(req, scan, limits);
     if (refusal) throw refusal;
   };
+
+const SCAN_PIECE = 64 * 1024;

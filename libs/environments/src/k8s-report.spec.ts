@@ -11,19 +11,19 @@ const pod = (name: string, digests: Record<string, string>) => ({
 });
 
 describe('parseK8sReport', () => {
-  it('accepts the spec shape, digests with or without a repository', () => {
-    const ok = parseK8sReport({
+  it('accepts the spec shape, digests with or without a repository', async () => {
+    const ok = await parseK8sReport({
       artifacts: [
         pod('a', { 'nginx:1.25': `sha256:${fp('a')}` }),
         pod('b', { app: `registry/app@sha256:${fp('b')}` }),
       ],
     });
     assert.ok('pods' in ok && ok.pods.length === 2);
-    assert.ok('pods' in parseK8sReport({ artifacts: [] }));
+    assert.ok('pods' in (await parseK8sReport({ artifacts: [] })));
   });
 
-  it('names every bad field by path', () => {
-    const r = parseK8sReport({
+  it('names every bad field by path', async () => {
+    const r = await parseK8sReport({
       artifacts: [
         { creationTimestamp: 'yesterday', digests: { web: 'sha256:nothex' }, namespace: 'x' },
         pod('ok', {}),
@@ -40,15 +40,15 @@ describe('parseK8sReport', () => {
       'artifacts[1].digests': 'must name at least one image',
       'artifacts[2].extra': 'is not allowed',
     });
-    const missing = parseK8sReport({});
+    const missing = await parseK8sReport({});
     assert.ok('errors' in missing && missing.errors.artifacts === 'is required');
-    const notObject = parseK8sReport([1]);
+    const notObject = await parseK8sReport([1]);
     assert.ok('errors' in notObject && notObject.errors.body);
   });
 });
 
 describe('runningArtifacts', () => {
-  it('groups pods by fingerprint, one instance per pod, sorted', () => {
+  it('groups pods by fingerprint, one instance per pod, sorted', async () => {
     const running = runningArtifacts([
       pod('web-1', { 'web:2': `sha256:${fp('b')}`, sidecar: `sha256:${fp('a')}` }),
       pod('web-2', { 'web:2': `sha256:${fp('b')}`, sidecar: `sha256:${fp('a')}` }),
@@ -65,7 +65,7 @@ describe('runningArtifacts', () => {
 });
 
 describe('imageName', () => {
-  it('drops tag and digest, keeping a registry port', () => {
+  it('drops tag and digest, keeping a registry port', async () => {
     assert.equal(imageName('nginx:1.25'), 'nginx');
     assert.equal(imageName('registry:5000/team/app:2.1'), 'registry:5000/team/app');
     assert.equal(imageName(`ghcr.io/acme/api@sha256:${fp('a')}`), 'ghcr.io/acme/api');

@@ -1,6 +1,7 @@
-import Ajv, { ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { schemaFieldErrors } from '#des/platform';
 import type { Commit, RepoInfo } from '#des/trails';
+import { slicedReportValidator } from './report-validation';
 
 /** One pod of a Kubernetes report, as the spec defines it. */
 export interface K8sPod {
@@ -89,18 +90,18 @@ export const K8S_REPORT_SCHEMA = {
   },
 } as const;
 
-const validate = new Ajv({ allErrors: true, messages: true }).compile<{
-  artifacts: (K8sPod & { owners?: unknown[] })[];
-}>(K8S_REPORT_SCHEMA);
+const validate = slicedReportValidator<{ artifacts: (K8sPod & { owners?: unknown[] })[] }>(K8S_REPORT_SCHEMA);
 
 /** The report's pods, or field path → message for every problem (`artifacts[3].podName`). */
-export function parseK8sReport(body: unknown): { pods: K8sPod[] } | { errors: Record<string, string> } {
+export async function parseK8sReport(
+  body: unknown,
+): Promise<{ pods: K8sPod[] } | { errors: Record<string, string> }> {
+  const checked = await validate(body);
+  if ('errors' in checked) return { errors: schemaFieldErrors(checked.errors, { message: reportMessage }) };
   // Owners are accepted, not kept; a pod without them is taken as parsed (no copy of 500 pods).
-  if (validate(body))
-    return {
-      pods: body.artifacts.map((pod) => (pod.owners === undefined ? pod : withoutOwners(pod))),
-    };
-  return { errors: schemaFieldErrors(validate.errors, { message: reportMessage }) };
+  return {
+    pods: checked.valid.artifacts.map((pod) => (pod.owners === undefined ? pod : withoutOwners(pod))),
+  };
 }
 
 const withoutOwners = ({ owners: _owners, ...pod }: K8sPod & { owners?: unknown[] }): K8sPod => pod;

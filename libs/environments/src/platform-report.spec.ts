@@ -6,8 +6,8 @@ import { runningArtifacts } from './k8s-report';
 const fp = (c: string) => c.repeat(64);
 
 describe('parsePlatformReport', () => {
-  it('reads what the Kosli CLI sends for server, S3 and lambda: one unit per artifact, named by it', () => {
-    const parsed = parsePlatformReport('server', {
+  it('reads what the Kosli CLI sends for server, S3 and lambda: one unit per artifact, named by it', async () => {
+    const parsed = await parsePlatformReport('server', {
       artifacts: [
         { digests: { 'app.jar': fp('a') }, creationTimestamp: 1_700_000_000 },
         { digests: { 'lib.so': `sha256:${fp('b')}` }, creationTimestamp: 1_700_000_001 },
@@ -23,8 +23,8 @@ describe('parsePlatformReport', () => {
     );
   });
 
-  it('names ECS tasks, Azure apps and Cloud Run revisions and jobs by their platform; drops digests ECS could not resolve', () => {
-    const ecs = parsePlatformReport('ECS', {
+  it('names ECS tasks, Azure apps and Cloud Run revisions and jobs by their platform; drops digests ECS could not resolve', async () => {
+    const ecs = await parsePlatformReport('ECS', {
       artifacts: [
         {
           taskArn: 'arn:task/1',
@@ -40,7 +40,7 @@ describe('parsePlatformReport', () => {
     assert.deepEqual(ecs.pods, [
       { podName: 'arn:task/1', namespace: 'c', creationTimestamp: 1, digests: { 'web:1': fp('a') } },
     ]);
-    const run = parsePlatformReport('cloud-run', {
+    const run = await parsePlatformReport('cloud-run', {
       type: 'cloud-run',
       artifacts: [
         {
@@ -61,7 +61,7 @@ describe('parsePlatformReport', () => {
         ['nightly', 'job'],
       ],
     );
-    const azure = parsePlatformReport('azure-apps', {
+    const azure = await parsePlatformReport('azure-apps', {
       artifacts: [
         {
           app_name: 'shop',
@@ -75,8 +75,8 @@ describe('parsePlatformReport', () => {
     assert.ok('pods' in azure && azure.pods[0].podName === 'shop');
   });
 
-  it('names every bad field by path, and refuses what another type carries', () => {
-    const bad = parsePlatformReport('server', {
+  it('names every bad field by path, and refuses what another type carries', async () => {
+    const bad = await parsePlatformReport('server', {
       artifacts: [{ digests: { x: 'nothex' } }, { digests: {}, creationTimestamp: 1, taskArn: 'arn' }],
     });
     assert.ok('errors' in bad);
@@ -86,10 +86,10 @@ describe('parsePlatformReport', () => {
       'artifacts[1].digests',
       'artifacts[1].taskArn',
     ]);
-    const ecs = parsePlatformReport('ECS', {
+    const ecs = await parsePlatformReport('ECS', {
       artifacts: [{ digests: { a: fp('a') }, creationTimestamp: 1 }],
     });
     assert.ok('errors' in ecs && ecs.errors['artifacts[0].taskArn'] === 'is required');
-    assert.ok('errors' in parsePlatformReport('lambda', {}));
+    assert.ok('errors' in (await parsePlatformReport('lambda', {})));
   });
 });

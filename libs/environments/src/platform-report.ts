@@ -1,6 +1,7 @@
-import Ajv, { ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { schemaFieldErrors } from '#des/platform';
 import type { K8sPod } from './k8s-report';
+import { slicedReportValidator } from './report-validation';
 
 /**
  * The environment types reported through `PUT /environments/{org}/{env}/report/{type}`
@@ -99,9 +100,11 @@ interface Unit {
   jobName?: string;
 }
 
-const ajv = new Ajv({ allErrors: true, messages: true });
 const validators = new Map(
-  PLATFORM_REPORT_TYPES.map((t) => [t, ajv.compile<{ artifacts: Unit[] }>(platformReportSchema(t))]),
+  PLATFORM_REPORT_TYPES.map((t) => [
+    t,
+    slicedReportValidator<{ artifacts: Unit[] }>(platformReportSchema(t)),
+  ]),
 );
 
 /**
@@ -112,13 +115,13 @@ const validators = new Map(
  * name for server, S3, lambda and docker); an image whose digest ECS could not
  * resolve ("") is left out.
  */
-export function parsePlatformReport(
+export async function parsePlatformReport(
   type: PlatformReportType,
   body: unknown,
-): { pods: K8sPod[] } | { errors: Record<string, string> } {
-  const validate = validators.get(type)!;
-  if (!validate(body)) return { errors: schemaFieldErrors(validate.errors, { message: reportMessage }) };
-  const pods = body.artifacts.flatMap((unit): K8sPod[] => {
+): Promise<{ pods: K8sPod[] } | { errors: Record<string, string> }> {
+  const checked = await validators.get(type)!(body);
+  if ('errors' in checked) return { errors: schemaFieldErrors(checked.errors, { message: reportMessage }) };
+  const pods = checked.valid.artifacts.flatMap((unit): K8sPod[] => {
     const known = Object.fromEntries(Object.entries(unit.digests).filter(([, d]) => d !== ''));
     if (Object.keys(known).length === 0) return [];
     const [podName, namespace] = unitName(type, unit, Object.keys(known));

@@ -55,6 +55,7 @@ export {
   textNestsDeeperThan,
 } from './json-depth';
 export { JsonStringBody, jsonString } from './json-string';
+export { JsonTextRefused, parseJsonInSlices, type SlicedJsonLimits } from './sliced-json';
 export { Metrics } from './metrics';
 export { IsPageNumber, IsPerPage, PageQuery, paged } from './paging';
 export { PROJECTOR_LEASE, PlatformRuntime } from './platform-runtime';

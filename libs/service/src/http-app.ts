@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { json, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:http';
 import type { Logger as PinoRoot } from 'pino';
 import {
@@ -11,16 +11,12 @@ import {
   type HttpLimitsConfig,
   ErrorBodyFilter,
   errorBody,
-  inRequest,
   nestLogger,
   processLogger,
   ShutdownState,
   StorageHealth,
   Metrics,
   PUBLIC_URL_SETTING,
-  jsonExcessMessage,
-  type JsonShapeLimits,
-  jsonTextExcess,
   MAX_JSON_DEPTH,
   TOO_DEEP,
   VALIDATION_FAILED,
@@ -49,6 +45,7 @@ import { applyToWriteRoutes, idempotencyFor } from './write-routes';
 import { keyGate, KeyLookups } from '#des/accounts';
 import { applyHttpTimeouts, ConnectionLimits } from './connection-limits';
 import { bodyBudget, needsNoKey } from './early-refusals';
+import { jsonBody } from './json-body';
 
 export const API_PREFIX = 'api/v2';
 export const BODY_LIMIT = '10mb';
@@ -105,15 +102,27 @@ export async function createHttpApp(options: AppOptions): Promise<NestExpressApp
     maxDigestsPerPod: options.config.maxReportDigestsPerPod,
     maxDigests: options.config.maxReportDigests,
   };
-  const takeable = refuseUntakeableReport(reportLimits);
   app.use(
     `/${API_PREFIX}${REPORT_ROUTE}`,
     scanReport(reportLimits),
-    json({ limit: BODY_LIMIT, strict: false, verify: (req, _res, text) => takeable(req as Request, text) }),
+    // A report's width is bounded by its own limits (pods, digests), not by the general ones.
+    jsonBody({
+      limit: BODY_LIMIT,
+      shape: { maxDepth: MAX_JSON_DEPTH, maxKeys: Infinity, maxNodes: Infinity },
+      check: refuseUntakeableReport(reportLimits),
+    }),
   );
-  // Not strict, so that a JSON `null` (the Kosli CLI's body on DELETE and archive) parses; then it is "no body".
+  // JSON nested too deep for the recursive steps after it (validation, the log's canonical JSON), or too
+  // wide or large for the time its validation takes (`DES_JSON_MAX_…`), is refused from its text.
   app.use(
-    requestBody(json({ limit: BODY_LIMIT, strict: false, verify: refuseMisshapenJson(options.config.json) })),
+    jsonBody({
+      limit: BODY_LIMIT,
+      shape: {
+        maxDepth: MAX_JSON_DEPTH,
+        maxKeys: options.config.json.maxKeysPerObject,
+        maxNodes: options.config.json.maxValues,
+      },
+    }),
   );
   app.use(bodyParserErrors);
   applyToWriteRoutes(app, idempotencyFor(app));
@@ -176,46 +185,6 @@ function bodyParserErrors(error: unknown, _req: Request, _res: Response, next: N
 
 function bodyTooLarge(): ApiError {
   return new ApiError(413, `Request body exceeds the ${BODY_LIMIT.toUpperCase()} limit`);
-}
-
-/**
- * The request's body (JSON; parsed only when it has one), then its context,
- * entered once (after the body is read: its stream's events would lose it):
- * one async context for both the reads charged once authenticated and the
- * log lines named by its id.
- * A JSON `null` reads as no body; any other bare value is refused as before
- * (bodies are objects or arrays).
- */
-function requestBody(parse: RequestHandler) {
-  const enter = (req: Request, next: NextFunction) => inRequest((req as Request & { id: string }).id, next);
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const { 'content-length': length, 'transfer-encoding': chunked } = req.headers;
-    if (chunked === undefined && (length === undefined || length === '0')) return enter(req, next);
-    void parse(req, res, (error?: unknown) => {
-      if (error) return next(error);
-      const body: unknown = req.body;
-      if (body === null) req.body = {};
-      else if (body !== undefined && typeof body !== 'object' && req.is('application/json'))
-        return next(new ApiError(400, VALIDATION_FAILED, { body: 'Malformed JSON' }));
-      enter(req, next);
-    });
-  };
-}
-
-/**
- * JSON nested too deep for the recursive steps after it (validation, the
- * log's canonical JSON), or too wide or large for the time its parsing and
- * validation take (`DES_JSON_MAX_…`), is refused from its text, before it is parsed.
- */
-function refuseMisshapenJson(limits: JsonShapeLimits) {
-  return (_req: Request, _res: Response, text: Buffer): void => {
-    const excess = jsonTextExcess(text, MAX_JSON_DEPTH, limits.maxKeysPerObject, limits.maxValues);
-    if (excess === 'depth') throw new Error(TOO_DEEP);
-    if (excess)
-      throw new ApiError(400, VALIDATION_FAILED, {
-        body: jsonExcessMessage(excess, limits.maxKeysPerObject, limits.maxValues),
-      });
-  };
 }
 
 /**
