@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ChromiumPdfRenderer } from '#des/reports';
+import { ChromiumPdfRenderer, processTree, schedulingPolicy } from '#des/reports';
 import { loadConfig } from '#des/platform';
 import { textOf } from './support/pdf';
 
@@ -27,5 +27,20 @@ describe('the report renderer (Chromium)', () => {
     assert.ok(pages >= 2, `${pages} pages`);
     assert.equal(text.split('acme · report · as of now').length - 1, pages);
     assert.match(text, new RegExp(`the footer\\s+Page ${pages} of ${pages}`));
+  });
+
+  it("draws on the cores the service leaves free: every process of the browser's, later renderers too, on the idle policy", async () => {
+    await plain.render('<p>first</p>');
+    // A page opened after the launch (its renderer forked then) inherits the policy.
+    await Promise.all([plain.render('<p>a</p>'), plain.render('<p>b</p>'), plain.render('<p>c</p>')]);
+    assert.equal(plain.idleScheduled, true);
+    const tree = processTree((await plain.pid())!);
+    assert.ok(tree.length >= 3, `${tree.length} processes`);
+    const policies = await Promise.all(tree.map(schedulingPolicy));
+    assert.deepEqual(
+      policies.filter((p) => p !== undefined && p !== 'SCHED_IDLE'),
+      [],
+      `policies: ${policies.join(', ')}`,
+    );
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { Browser, Page } from 'puppeteer-core';
 import { escapeHtml } from './html';
+import { scheduleWhenIdle } from './idle-scheduling';
 
 /** What every page of a report repeats: a running header, and a footer beside the page number. */
 export interface PageFrame {
@@ -66,6 +67,9 @@ export class ChromiumPdfRenderer implements PdfRenderer {
    */
   constructor(private readonly options: { executablePath?: string; tagged?: boolean } = {}) {}
 
+  /** Whether the browser's processes run on the idle scheduling policy (false where `chrt` is missing). */
+  idleScheduled = false;
+
   /** The browser's process id (for the crash test). */
   async pid(): Promise<number | undefined> {
     return (await this.launch()).process()?.pid;
@@ -97,10 +101,17 @@ export class ChromiumPdfRenderer implements PdfRenderer {
           '--no-first-run',
         ],
       });
-      this.browser = launching;
-      launching.then(
-        (browser) => browser.once('disconnected', () => this.forget(launching)),
-        () => this.forget(launching),
+      const scheduled = launching.then(async (browser) => {
+        // Reports are drawn on the cores the service leaves free: three large PDFs at once held both
+        // cores of a 2-core machine and every other organization's requests waited (ADR 0048).
+        const pid = browser.process()?.pid;
+        this.idleScheduled = pid !== undefined && (await scheduleWhenIdle(pid));
+        return browser;
+      });
+      this.browser = scheduled;
+      scheduled.then(
+        (browser) => browser.once('disconnected', () => this.forget(scheduled)),
+        () => this.forget(scheduled),
       );
     }
     return this.browser;

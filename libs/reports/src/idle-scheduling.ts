@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/**
+ * Puts a process and everything it has started (each of their threads) on
+ * Linux's idle scheduling policy (`chrt --idle`): they run on a core the
+ * service's own threads leave free, and never take one from them. What they
+ * start later inherits the policy. Unlike a nice value, it holds for
+ * Chromium, which sets its own processes' nice values (to -8 for the browser
+ * and 0 for a renderer in view) when it may, as root. Answers whether every
+ * process took it (false where `chrt` is missing or refused).
+ */
+export async function scheduleWhenIdle(rootPid: number): Promise<boolean> {
+  const results = await Promise.all(
+    processTree(rootPid).map((pid) =>
+      run('chrt', ['--all-tasks', '--idle', '--pid', '0', String(pid)]).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  return results.every(Boolean);
+}
+
+/** A process and its descendants, read from /proc (the root alone where there is no /proc). */
+export function processTree(rootPid: number): number[] {
+  const children = new Map<number, number[]>();
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [rootPid];
+  }
+  for (const pid of pids) {
+    const parent = parentOf(pid);
+    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), Number(pid)]);
+  }
+  const tree: number[] = [];
+  for (const stack = [rootPid]; stack.length;) {
+    const pid = stack.pop()!;
+    tree.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
+function parentOf(pid: string): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command's name, in parentheses (which may hold spaces): the state, then the parent's id.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+/** A process's scheduling policy as `chrt --pid` names it (`SCHED_IDLE`, `SCHED_OTHER`…), for tests. */
+export async function schedulingPolicy(pid: number): Promise<string | undefined> {
+  try {
+    const { stdout } = await run('chrt', ['--pid', String(pid)]);
+    return /policy:\s*(\S+)/.exec(stdout)?.[1];
+  } catch {
+    return undefined;
+  }
+}
