@@ -83,7 +83,7 @@ export class ChangesBundleController {
       changes,
     };
     const files: BundleFile[] = [
-      jsonFile('records/changes.json', record),
+      await jsonFile('records/changes.json', record),
       {
         path: 'records/changes.csv',
         bytes: Buffer.from(stringify(changes.map(changeRow), { header: true, columns: [...CHANGE_COLUMNS] })),

@@ -13,6 +13,7 @@ import {
   secondsToMicros,
   type StoredEvent,
   nextTurn,
+  TimeSlice,
 } from '#des/event-store';
 import {
   AggregateCommand,
@@ -20,6 +21,7 @@ import {
   CONFIG,
   type Config,
   EVENT_STORE,
+  prettyJsonBytes,
   READ_STORE,
   ServiceKey,
 } from '#des/platform';
@@ -63,10 +65,22 @@ export interface BundleZip {
 const ZIP_HIGH_WATER_MARK = 256 * 1024;
 
 /** A record of a bundle: its JSON, indented as people read it. */
-export const jsonFile = (path: string, value: unknown): BundleFile => ({
+/** A record of the bundle as indented JSON, its text made in slices that give the loop turns. */
+export const jsonFile = async (path: string, value: unknown): Promise<BundleFile> => ({
   path,
-  bytes: Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8'),
+  bytes: Buffer.concat([await prettyJsonBytes(value), Buffer.from('\n')]),
 });
+
+/** One JSON text a line, as UTF-8, a slice at a time. */
+async function jsonLines(values: unknown[]): Promise<Buffer> {
+  const slice = new TimeSlice();
+  const lines: Buffer[] = [];
+  for (const value of values) {
+    lines.push(Buffer.from(`${JSON.stringify(value)}\n`, 'utf8'));
+    await slice.turn();
+  }
+  return Buffer.concat(lines);
+}
 
 /** One event as the bundle proves it: the exact text hashed, and its path to the checkpoint's root. */
 interface ProvenEvent {
@@ -155,7 +169,7 @@ export class EvidenceBundles {
     const members: BundleFile[] = [
       { path: 'README.txt', bytes: text(README) },
       ...input.files,
-      { path: 'events.jsonl', bytes: text(proven.map((e) => `${JSON.stringify(e)}\n`).join('')) },
+      { path: 'events.jsonl', bytes: await jsonLines(proven) },
       { path: 'checkpoint.txt', bytes: text(checkpoint.note) },
       ...(checkpoint.timestamp
         ? [{ path: 'checkpoint.tsr', bytes: Buffer.from(checkpoint.timestamp, 'base64') }]
@@ -283,16 +297,20 @@ export class EvidenceBundles {
         const paths = await withKeptTree(this.reads, org, size, (t) =>
           leaves.map((i) => inclusionProof(t, i, size)),
         );
-        const proven = events.map((event, n): ProvenEvent => {
+        // Each event's text and hash in slices: a trail of large attestations is megabytes of them.
+        const slice = new TimeSlice();
+        const proven: ProvenEvent[] = [];
+        for (const [n, event] of events.entries()) {
           const canonical = canonicalTextOf(event);
-          return {
+          proven.push({
             index: leaves[n],
             position: event.position,
             canonical,
             leaf_hash: leafHash(canonical).toString('base64'),
             inclusion: paths[n].map((h) => h.toString('base64')),
-          };
-        });
+          });
+          await slice.turn();
+        }
         return {
           checkpoint: checkpoint as unknown as {
             origin: string;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jsonPieces } from './streamed-json';
+import fc from 'fast-check';
+import { jsonPieces, prettyJsonBytes, prettyJsonPieces } from './streamed-json';
 
 describe('jsonPieces', () => {
   const cases: unknown[] = [
@@ -31,5 +32,28 @@ describe('jsonPieces', () => {
     const pieces = [...jsonPieces(large)];
     assert.ok(pieces.length > 100);
     assert.ok(Math.max(...pieces.map((p) => p.length)) < 20_000);
+  });
+});
+
+describe('prettyJsonPieces and prettyJsonBytes', () => {
+  it('write the text JSON.stringify(value, null, 2) writes, at any depth of pieces', async () => {
+    const value = fc.jsonValue({ maxDepth: 6 });
+    await fc.assert(
+      fc.asyncProperty(value, fc.integer({ min: 0, max: 6 }), async (v, depth) => {
+        const expected = JSON.stringify(v, null, 2);
+        assert.equal([...prettyJsonPieces(v, depth)].join(''), expected);
+        assert.equal((await prettyJsonBytes(v)).toString('utf8'), expected);
+      }),
+      { numRuns: 400 },
+    );
+    const odd = {
+      a: undefined,
+      b: [undefined, () => 1],
+      c: new Date(0),
+      d: { e: 'line\nbreak' },
+      f: {},
+      g: [],
+    };
+    assert.equal([...prettyJsonPieces(odd)].join(''), JSON.stringify(odd, null, 2));
   });
 });

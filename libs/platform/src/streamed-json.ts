@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { nextTurn } from '#des/event-store';
+import { nextTurn, TimeSlice } from '#des/event-store';
 
 /** Text written to the socket at a time; the loop gets a turn between two. */
 const SLICE_CHARS = 64 * 1024;
@@ -42,6 +42,63 @@ export function* jsonPieces(value: unknown, depth = STREAMED_DEPTH): Generator<s
     yield* jsonPieces(member, depth - 1);
   }
   yield '}';
+}
+
+/**
+ * `JSON.stringify(value, null, 2)`, the same text, in pieces: objects and
+ * arrays down to `depth` levels member by member, deeper values whole.
+ */
+export function* prettyJsonPieces(value: unknown, depth = STREAMED_DEPTH, indent = ''): Generator<string> {
+  if (
+    depth === 0 ||
+    value === null ||
+    typeof value !== 'object' ||
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  ) {
+    // Line breaks in JSON text are only the layout's (a string's own are escaped).
+    const whole = JSON.stringify(value, null, 2) ?? 'null';
+    yield indent ? whole.replace(/\n/g, `\n${indent}`) : whole;
+    return;
+  }
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return yield '[]';
+    yield '[';
+    for (let i = 0; i < value.length; i++) {
+      yield `${i > 0 ? ',' : ''}\n${inner}`;
+      if (skipped(value[i])) yield 'null';
+      else yield* prettyJsonPieces(value[i], depth - 1, inner);
+    }
+    return yield `\n${indent}]`;
+  }
+  let first = true;
+  for (const [key, member] of Object.entries(value)) {
+    if (skipped(member)) continue;
+    yield `${first ? '{' : ','}\n${inner}${JSON.stringify(key)}: `;
+    first = false;
+    yield* prettyJsonPieces(member, depth - 1, inner);
+  }
+  yield first ? '{}' : `\n${indent}}`;
+}
+
+/** `JSON.stringify(value, null, 2)` as UTF-8, made in slices that give the loop turns (a bundle's records). */
+export async function prettyJsonBytes(value: unknown): Promise<Buffer> {
+  const slice = new TimeSlice();
+  const chunks: Buffer[] = [];
+  let pending: string[] = [];
+  let size = 0;
+  for (const piece of prettyJsonPieces(value)) {
+    pending.push(piece);
+    size += piece.length;
+    if (size >= SLICE_CHARS) {
+      chunks.push(Buffer.from(pending.join(''), 'utf8'));
+      pending = [];
+      size = 0;
+      await slice.turn();
+    }
+  }
+  chunks.push(Buffer.from(pending.join(''), 'utf8'));
+  return Buffer.concat(chunks);
 }
 
 /**

@@ -66,7 +66,7 @@ export class TrailBundleController {
       'Flow or trail not found',
     );
     const files: BundleFile[] = [
-      jsonFile('records/trail.json', {
+      await jsonFile('records/trail.json', {
         ...trailAsShown(view, template),
         html_url: trailUrl(req, org, flow, trail, asOf),
       }),
