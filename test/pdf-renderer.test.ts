@@ -34,7 +34,7 @@ describe('the report renderer (Chromium)', () => {
     // A page opened after the launch (its renderer forked then) inherits the policy.
     await Promise.all([plain.render('<p>a</p>'), plain.render('<p>b</p>'), plain.render('<p>c</p>')]);
     assert.equal(plain.idleScheduled, true);
-    const tree = processTree((await plain.pid())!);
+    const tree = await processTree((await plain.pid())!);
     assert.ok(tree.length >= 3, `${tree.length} processes`);
     const policies = await Promise.all(tree.map(schedulingPolicy));
     assert.deepEqual(

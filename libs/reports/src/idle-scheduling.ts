@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -15,7 +15,7 @@ const run = promisify(execFile);
  */
 export async function scheduleWhenIdle(rootPid: number): Promise<boolean> {
   const results = await Promise.all(
-    processTree(rootPid).map((pid) =>
+    (await processTree(rootPid)).map((pid) =>
       run('chrt', ['--all-tasks', '--idle', '--pid', '0', String(pid)]).then(
         () => true,
         () => false,
@@ -26,18 +26,19 @@ export async function scheduleWhenIdle(rootPid: number): Promise<boolean> {
 }
 
 /** A process and its descendants, read from /proc (the root alone where there is no /proc). */
-export function processTree(rootPid: number): number[] {
-  const children = new Map<number, number[]>();
-  let pids: string[] = [];
+export async function processTree(rootPid: number): Promise<number[]> {
+  let pids: string[];
   try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+    pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
   } catch {
     return [rootPid];
   }
-  for (const pid of pids) {
-    const parent = parentOf(pid);
+  const children = new Map<number, number[]>();
+  const parents = await Promise.all(pids.map(parentOf));
+  pids.forEach((pid, i) => {
+    const parent = parents[i];
     if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), Number(pid)]);
-  }
+  });
   const tree: number[] = [];
   for (const stack = [rootPid]; stack.length;) {
     const pid = stack.pop()!;
@@ -47,9 +48,9 @@ export function processTree(rootPid: number): number[] {
   return tree;
 }
 
-function parentOf(pid: string): number | undefined {
+async function parentOf(pid: string): Promise<number | undefined> {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     // After the command's name, in parentheses (which may hold spaces): the state, then the parent's id.
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   } catch {
