@@ -21,7 +21,8 @@ import {
   CONFIG,
   type Config,
   EVENT_STORE,
-  prettyJsonBytes,
+  bytesInSlices,
+  jsonPieces,
   READ_STORE,
   ServiceKey,
 } from '#des/platform';
@@ -64,22 +65,20 @@ export interface BundleZip {
 /** Bytes of the zip buffered ahead of a client that reads slowly. */
 const ZIP_HIGH_WATER_MARK = 256 * 1024;
 
-/** A record of a bundle: its JSON, indented as people read it. */
-/** A record of the bundle as indented JSON, its text made in slices that give the loop turns. */
+/** A record of a bundle: its JSON, indented as people read it, made in slices that give the loop turns. */
 export const jsonFile = async (path: string, value: unknown): Promise<BundleFile> => ({
   path,
-  bytes: Buffer.concat([await prettyJsonBytes(value), Buffer.from('\n')]),
+  bytes: await bytesInSlices(
+    (function* () {
+      yield* jsonPieces(value, undefined, '');
+      yield '\n';
+    })(),
+  ),
 });
 
-/** One JSON text a line, as UTF-8, a slice at a time. */
-async function jsonLines(values: unknown[]): Promise<Buffer> {
-  const slice = new TimeSlice();
-  const lines: Buffer[] = [];
-  for (const value of values) {
-    lines.push(Buffer.from(`${JSON.stringify(value)}\n`, 'utf8'));
-    await slice.turn();
-  }
-  return Buffer.concat(lines);
+/** One JSON text a line. */
+function* jsonLines(values: unknown[]): Generator<string> {
+  for (const value of values) yield `${JSON.stringify(value)}\n`;
 }
 
 /** One event as the bundle proves it: the exact text hashed, and its path to the checkpoint's root. */
@@ -169,7 +168,7 @@ export class EvidenceBundles {
     const members: BundleFile[] = [
       { path: 'README.txt', bytes: text(README) },
       ...input.files,
-      { path: 'events.jsonl', bytes: await jsonLines(proven) },
+      { path: 'events.jsonl', bytes: await bytesInSlices(jsonLines(proven)) },
       { path: 'checkpoint.txt', bytes: text(checkpoint.note) },
       ...(checkpoint.timestamp
         ? [{ path: 'checkpoint.tsr', bytes: Buffer.from(checkpoint.timestamp, 'base64') }]

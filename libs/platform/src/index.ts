@@ -6,7 +6,7 @@ export { safeCell } from './csv-cell';
 export { pinnedNow } from './pinned-now';
 export { AttachmentStore } from './attachment-store';
 export { sendStream } from './streamed-download';
-export { jsonPieces, prettyJsonBytes, sendJson } from './streamed-json';
+export { bytesInSlices, jsonPieces, sendJson } from './streamed-json';
 export { runBackgroundProcess } from './background-process';
 export { STORED_YAML, YAML_LIMITS, YamlRefusal, parseBoundedYaml, type YamlLimits } from './bounded-yaml';
 export { parseTenantYaml, YamlParsing } from './yaml-parsing';

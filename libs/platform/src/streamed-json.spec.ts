@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { jsonPieces, prettyJsonBytes, prettyJsonPieces } from './streamed-json';
+import { bytesInSlices, jsonPieces } from './streamed-json';
 
 describe('jsonPieces', () => {
   const cases: unknown[] = [
@@ -35,14 +35,15 @@ describe('jsonPieces', () => {
   });
 });
 
-describe('prettyJsonPieces and prettyJsonBytes', () => {
+describe('jsonPieces with an indent, gathered by bytesInSlices', () => {
   it('write the text JSON.stringify(value, null, 2) writes, at any depth of pieces', async () => {
     const value = fc.jsonValue({ maxDepth: 6 });
     await fc.assert(
       fc.asyncProperty(value, fc.integer({ min: 0, max: 6 }), async (v, depth) => {
         const expected = JSON.stringify(v, null, 2);
-        assert.equal([...prettyJsonPieces(v, depth)].join(''), expected);
-        assert.equal((await prettyJsonBytes(v)).toString('utf8'), expected);
+        assert.equal([...jsonPieces(v, depth, '')].join(''), expected);
+        assert.equal([...jsonPieces(v, depth)].join(''), JSON.stringify(v));
+        assert.equal((await bytesInSlices(jsonPieces(v, undefined, ''))).toString('utf8'), expected);
       }),
       { numRuns: 400 },
     );
@@ -54,6 +55,6 @@ describe('prettyJsonPieces and prettyJsonBytes', () => {
       f: {},
       g: [],
     };
-    assert.equal([...prettyJsonPieces(odd)].join(''), JSON.stringify(odd, null, 2));
+    assert.equal([...jsonPieces(odd, undefined, '')].join(''), JSON.stringify(odd, null, 2));
   });
 });

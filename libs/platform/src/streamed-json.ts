@@ -11,91 +11,60 @@ const skipped = (v: unknown) => v === undefined || typeof v === 'function' || ty
 /**
  * `JSON.stringify(value)`, the same text, in pieces: objects and arrays down
  * to `depth` levels are written member by member, deeper values whole (one
- * attestation, one event: each bounded by what one write may carry).
+ * attestation, one event: each bounded by what one write may carry). With
+ * `indent` (the indentation the value starts at: '' for a whole text), the
+ * text of `JSON.stringify(value, null, 2)` instead.
  */
-export function* jsonPieces(value: unknown, depth = STREAMED_DEPTH): Generator<string> {
+export function* jsonPieces(value: unknown, depth = STREAMED_DEPTH, indent?: string): Generator<string> {
+  const pretty = indent !== undefined;
   if (
     depth === 0 ||
     value === null ||
     typeof value !== 'object' ||
     typeof (value as { toJSON?: unknown }).toJSON === 'function'
   ) {
-    yield JSON.stringify(value) ?? 'null';
-    return;
-  }
-  if (Array.isArray(value)) {
-    yield '[';
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) yield ',';
-      if (skipped(value[i])) yield 'null';
-      else yield* jsonPieces(value[i], depth - 1);
-    }
-    yield ']';
-    return;
-  }
-  yield '{';
-  let first = true;
-  for (const [key, member] of Object.entries(value)) {
-    if (skipped(member)) continue;
-    yield `${first ? '' : ','}${JSON.stringify(key)}:`;
-    first = false;
-    yield* jsonPieces(member, depth - 1);
-  }
-  yield '}';
-}
-
-/**
- * `JSON.stringify(value, null, 2)`, the same text, in pieces: objects and
- * arrays down to `depth` levels member by member, deeper values whole.
- */
-export function* prettyJsonPieces(value: unknown, depth = STREAMED_DEPTH, indent = ''): Generator<string> {
-  if (
-    depth === 0 ||
-    value === null ||
-    typeof value !== 'object' ||
-    typeof (value as { toJSON?: unknown }).toJSON === 'function'
-  ) {
+    const whole = JSON.stringify(value, null, pretty ? 2 : undefined) ?? 'null';
     // Line breaks in JSON text are only the layout's (a string's own are escaped).
-    const whole = JSON.stringify(value, null, 2) ?? 'null';
     yield indent ? whole.replace(/\n/g, `\n${indent}`) : whole;
     return;
   }
-  const inner = `${indent}  `;
+  const inner = pretty ? `${indent}  ` : undefined;
+  const line = pretty ? `\n${inner}` : '';
   if (Array.isArray(value)) {
     if (value.length === 0) return yield '[]';
     yield '[';
     for (let i = 0; i < value.length; i++) {
-      yield `${i > 0 ? ',' : ''}\n${inner}`;
+      yield `${i > 0 ? ',' : ''}${line}`;
       if (skipped(value[i])) yield 'null';
-      else yield* prettyJsonPieces(value[i], depth - 1, inner);
+      else yield* jsonPieces(value[i], depth - 1, inner);
     }
-    return yield `\n${indent}]`;
+    return yield pretty ? `\n${indent}]` : ']';
   }
   let first = true;
   for (const [key, member] of Object.entries(value)) {
     if (skipped(member)) continue;
-    yield `${first ? '{' : ','}\n${inner}${JSON.stringify(key)}: `;
+    yield `${first ? '{' : ','}${line}${JSON.stringify(key)}:${pretty ? ' ' : ''}`;
     first = false;
-    yield* prettyJsonPieces(member, depth - 1, inner);
+    yield* jsonPieces(member, depth - 1, inner);
   }
-  yield first ? '{}' : `\n${indent}}`;
+  yield first ? '{}' : pretty ? `\n${indent}}` : '}';
 }
 
-/** `JSON.stringify(value, null, 2)` as UTF-8, made in slices that give the loop turns (a bundle's records). */
-export async function prettyJsonBytes(value: unknown): Promise<Buffer> {
+/** The text of `pieces` as UTF-8, gathered in slices that give the loop turns (a bundle's records). */
+export async function bytesInSlices(pieces: Iterable<string>): Promise<Buffer> {
   const slice = new TimeSlice();
   const chunks: Buffer[] = [];
   let pending: string[] = [];
   let size = 0;
-  for (const piece of prettyJsonPieces(value)) {
+  for (const piece of pieces) {
     pending.push(piece);
     size += piece.length;
     if (size >= SLICE_CHARS) {
       chunks.push(Buffer.from(pending.join(''), 'utf8'));
       pending = [];
       size = 0;
-      await slice.turn();
     }
+    if (slice.due) await slice.turn();
   }
   chunks.push(Buffer.from(pending.join(''), 'utf8'));
   return Buffer.concat(chunks);

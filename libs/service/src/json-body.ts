@@ -6,7 +6,6 @@ import {
   JsonTextRefused,
   parseJsonInSlices,
   type SlicedJsonLimits,
-  TOO_DEEP,
   VALIDATION_FAILED,
 } from '#des/platform';
 import { orgCheckedAtTheGate } from '#des/accounts';
@@ -27,8 +26,8 @@ export interface JsonBodyOptions {
  * and parsed in slices that give the event loop turns (ADR 0047), so a 10 MB
  * body never holds everyone's requests for the time of its parse. A body
  * past its shape limits or not JSON is answered 400 with the spec's error
- * body; a JSON `null` reads as no body, any other bare value is refused
- * (bodies are objects or arrays). A request without a body enters its
+ * body; a JSON `null` (the Kosli CLI's body on DELETE and archive) reads as
+ * no body, any other bare value is refused (bodies are objects or arrays). A request without a body enters its
  * context at once. A body another mount read already passes through.
  */
 export function jsonBody(options: JsonBodyOptions): RequestHandler {
@@ -77,7 +76,7 @@ async function parse(req: Request, text: Buffer, options: JsonBodyOptions): Prom
       error.excess === 'malformed'
         ? 'Malformed JSON'
         : jsonExcessMessage(error.excess, options.shape.maxKeys, options.shape.maxNodes);
-    throw new ApiError(400, VALIDATION_FAILED, { body: error.excess === 'depth' ? TOO_DEEP : message });
+    throw new ApiError(400, VALIDATION_FAILED, { body: message });
   }
   if (body === null) return {};
   if (typeof body !== 'object') throw new ApiError(400, VALIDATION_FAILED, { body: 'Malformed JSON' });
