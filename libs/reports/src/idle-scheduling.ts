@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { existsSync } from 'node:fs';
 
 const run = promisify(execFile);
 
@@ -14,15 +15,28 @@ const run = promisify(execFile);
  * process took it (false where `chrt` is missing or refused).
  */
 export async function scheduleWhenIdle(rootPid: number): Promise<boolean> {
-  const results = await Promise.all(
-    (await processTree(rootPid)).map((pid) =>
-      run('chrt', ['--all-tasks', '--idle', '--pid', '0', String(pid)]).then(
-        () => true,
-        () => false,
-      ),
-    ),
+  // A process forked between the walk and its parent's change keeps the old policy: walk again until a
+  // pass finds no process not yet changed (each pass's changes are inherited by what forks after it).
+  const changed = new Set<number>();
+  let all = true;
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const fresh = (await processTree(rootPid)).filter((pid) => !changed.has(pid));
+    if (fresh.length === 0) return all;
+    const results = await Promise.all(fresh.map(idle));
+    for (const pid of fresh) changed.add(pid);
+    all &&= results.every(Boolean);
+  }
+  return false;
+}
+
+const MAX_PASSES = 10;
+
+/** One process on the idle policy (true also for one that ended meanwhile: nothing of it is left to run). */
+function idle(pid: number): Promise<boolean> {
+  return run('chrt', ['--all-tasks', '--idle', '--pid', '0', String(pid)]).then(
+    () => true,
+    () => !existsSync(`/proc/${pid}`),
   );
-  return results.every(Boolean);
 }
 
 /** A process and its descendants, read from /proc (the root alone where there is no /proc). */
