@@ -26,17 +26,25 @@ import {
   JsonStringBody,
   periodOf,
   paged,
+  EVENT_STORE,
   READ_STORE,
   ReadModelsAt,
   Requires,
   VALIDATION_FAILED,
 } from '#des/platform';
+import { EventTooLargeError, type EventStore } from '#des/event-store';
 import { DomainError, meetsTags, tagConditions, tagsOf } from '#des/kernel';
 import { type Doc, docReads, type ReadStore } from '#des/read-store';
 import { AuthenticatedRequest, requestMetadata } from '#des/accounts';
 import { AUDIT_COLUMNS, auditFilter, csvRow } from './audit-log';
 import { ChangeEnvironment } from './environment.commands';
-import type { EnvironmentCommand, EnvironmentState, EnvironmentType } from './environment.decider';
+import { snapshotBytesOfPods } from './k8s-report-size';
+import {
+  environmentStream,
+  type EnvironmentCommand,
+  type EnvironmentState,
+  type EnvironmentType,
+} from './environment.decider';
 import { parsePlatformReport, type PlatformReportType, platformReportSchema } from './platform-report';
 import { parseSnapshotRef, SNAPSHOT_REF_PATTERN, snapshotIndex, snapshotInterval } from './snapshot-ref';
 import { deploymentView, environmentView, envUrl, eventView } from './environment-view';
@@ -90,6 +98,7 @@ export class EnvironmentsController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     private readonly readModelsAt: ReadModelsAt,
   ) {}
 
@@ -468,6 +477,10 @@ export class EnvironmentsController {
     req: AuthenticatedRequest,
     res: Response,
   ) {
+    // A snapshot the store would refuse is refused before its artifacts are grouped, assessed and written
+    // out (an ECS report of long task names: a 50 MB event stringified, then refused).
+    if (snapshotBytesOfPods(pods) > this.eventStore.maxAppendSize)
+      throw new EventTooLargeError(environmentStream(org, env), undefined, this.eventStore.maxAppendSize);
     const done = await this.commands.execute(
       new ChangeEnvironment(
         org,

@@ -13,6 +13,8 @@
  * snapshot would be refused at its append anyway.
  */
 
+import type { K8sPod } from './k8s-report';
+
 /** `{"pod":"","namespace":"","created_at":}`: a pod's entry but its names and timestamp. */
 export const POD_ENTRY_OVERHEAD = '{"pod":"","namespace":"","created_at":}'.length;
 
@@ -36,6 +38,22 @@ export function snapshotBytesAtLeast(text: Buffer): number {
   const scan = new SnapshotSizeScan();
   scan.write(text);
   return scan.total;
+}
+
+/**
+ * The same lower bound from a report's pods once parsed: every report type's
+ * running units are pods by then (an ECS task's ARN its name, its cluster its
+ * namespace), so a report of any type whose snapshot cannot be appended is
+ * refused before it is assessed or decided. A name's UTF-16 length is no
+ * more than its UTF-8 bytes.
+ */
+export function snapshotBytesOfPods(pods: readonly K8sPod[]): number {
+  let total = 0;
+  for (const pod of pods)
+    total +=
+      Math.max(1, Object.keys(pod.digests).length) *
+      (POD_ENTRY_OVERHEAD + pod.podName.length + pod.namespace.length + 1);
+  return total;
 }
 
 const ARTIFACTS = Buffer.from('artifacts');
