@@ -140,8 +140,16 @@ for (const mode of (process.env.NNQ_MODES ?? 'embedded,server').split(',') as ('
       const text = await res.text();
       assert.equal(res.status, 201, text);
       const { id } = JSON.parse(text) as { id: string };
+      const polls: string[] = [];
       const done = await eventually(
-        async () => (await (await n.asB(`/api/v2/evaluations/${n.orgB}/${id}`)).json()) as { status: string },
+        async () => {
+          const asked = performance.now();
+          const got = (await (await n.asB(`/api/v2/evaluations/${n.orgB}/${id}`)).json()) as {
+            status: string;
+          };
+          polls.push(`${Math.round(asked - t0)}+${Math.round(performance.now() - asked)}:${got.status[0]}`);
+          return got;
+        },
         (e) => e.status === 'completed' || e.status === 'failed',
         120_000,
       );
@@ -154,7 +162,7 @@ for (const mode of (process.env.NNQ_MODES ?? 'embedded,server').split(',') as ('
           .map((e) => `${e.type}@${Math.round(e.recordedAt / 1000 - wall0)}`);
         const others = events.filter((e) => e.metadata.org !== n.orgB).map((e) => e.type);
         console.log(
-          `# B evaluation ${took.toFixed(0)} ms: ${mine.join(' ')}; ${others.length} other events meanwhile ${[...new Set(others)].join(',')}`,
+          `# B evaluation ${took.toFixed(0)} ms: ${mine.join(' ')}; ${others.length} other events meanwhile ${[...new Set(others)].join(',')}; polls ${polls.join(' ')}`,
         );
       }
       return took;
