@@ -147,7 +147,10 @@ for (const mode of (process.env.NNQ_MODES ?? 'embedded,server').split(',') as ('
           const got = (await (await n.asB(`/api/v2/evaluations/${n.orgB}/${id}`)).json()) as {
             status: string;
           };
-          polls.push(`${Math.round(asked - t0)}+${Math.round(performance.now() - asked)}:${got.status[0]}`);
+          if (process.env.NNQ_DEBUG)
+            polls.push(
+              `${Math.round(asked - t0)}+${Math.round(performance.now() - asked)}:${String(got.status)}`,
+            );
           return got;
         },
         (e) => e.status === 'completed' || e.status === 'failed',
