@@ -76,9 +76,14 @@ build_ferretdb() {
   cp -r "$src" "$TOOLS/src/ferretdb" && chmod -R u+w "$TOOLS/src/ferretdb"
   # FerretDB embeds its version at build time; the module source leaves that file to the builder.
   echo "$version" > "$TOOLS/src/ferretdb/build/version/version.txt"
+  # Its SQLite backend's lookups by _id served by the _id index it makes (ADR 0049).
+  git apply --directory="${TOOLS#"$PWD/"}/src/ferretdb" tools/ferretdb/sqlite-id-lookups.patch
   (cd "$TOOLS/src/ferretdb" && go build -o "$TOOLS/bin/ferretdb" ./cmd/ferretdb)
-  say "ferretdb: $TOOLS/bin/ferretdb ($version)"
+  ferretdb_stamp > "$TOOLS/bin/ferretdb.stamp"
+  say "ferretdb: $TOOLS/bin/ferretdb ($version, patched)"
 }
+# What the built FerretDB was made from: its version and our patch.
+ferretdb_stamp() { cat tools/ferretdb/go.mod tools/ferretdb/sqlite-id-lookups.patch | sha256sum; }
 
 builds=()
 # OPA compiler: OPA_PATH, else opa on the PATH, else built from its Go module (tools/opa/go.mod).
@@ -98,7 +103,7 @@ fi
 # with DES_TEST_FERRETDB_BACKEND=postgresql (and in the benchmarks, side by side), on PostgreSQL (above).
 if [ -n "${MONGODB_URL:-}" ] || command -v mongod >/dev/null 2>&1; then
   say "mongodb: ${MONGODB_URL:-$(command -v mongod)}"
-elif [ -x "$TOOLS/bin/ferretdb" ]; then
+elif [ -x "$TOOLS/bin/ferretdb" ] && [ "$(cat "$TOOLS/bin/ferretdb.stamp" 2>/dev/null)" = "$(ferretdb_stamp)" ]; then
   say "ferretdb: $TOOLS/bin/ferretdb (built earlier)"
 elif command -v go >/dev/null 2>&1; then
   say "building ferretdb from its Go module (pinned in tools/ferretdb/go.mod)"

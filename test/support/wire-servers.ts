@@ -39,13 +39,15 @@ export function wireServers(): WireServer[] {
 
 /**
  * How the server finds one document by `_id` (the lookup every update and
- * upsert by `_id` starts with): its own query plan for `find({_id})`, in short.
+ * upsert by `_id` starts with): its own query plan for `find({_id})`, in short;
+ * with `beside`, for `_id` and those keys (a projection's position-guarded write).
  */
 export async function idLookupPlan(
   url: string,
   database: string,
   collection: string,
   id: unknown,
+  beside: Document = {},
 ): Promise<string> {
   const client = new MongoClient(url);
   try {
@@ -53,7 +55,7 @@ export async function idLookupPlan(
     const explained = await client
       .db(database)
       .collection(collection)
-      .find({ _id: id } as Document)
+      .find({ _id: id, ...beside } as Document)
       .explain();
     return summarizePlan(explained.queryPlanner?.Plan ?? explained.queryPlanner?.winningPlan);
   } finally {
