@@ -75,6 +75,10 @@ try {
         '--test',
         '--test-concurrency=1',
         '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        // Each file's time, slowest first, for the test-time goal (under 15 minutes).
+        `--test-reporter=${join(root, 'scripts/file-times-reporter.mjs')}`,
+        `--test-reporter-destination=${join(out, 'test-file-times.txt')}`,
         ...files,
       ],
       { cwd: root, env, stdio: 'inherit' },
@@ -82,6 +86,7 @@ try {
     child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
   });
   process.exitCode = code;
+  if (!unit && !only.length) console.log(`# each file's time, slowest first: ${relative(root, join(out, 'test-file-times.txt'))}`);
 } finally {
   for (const engine of engines.reverse()) await engine.stop();
 }
