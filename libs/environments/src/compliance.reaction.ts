@@ -22,6 +22,12 @@ const TRIGGERS: Record<string, Set<string>> = {
 };
 
 /** The environments (by name) whose running set `event` may judge differently, and why. */
+/** The stream an event that may change a judgement came from; undefined for any other event. */
+function triggeringStream(event: StoredEvent): string | undefined {
+  const aggregate = event.stream.slice(0, event.stream.indexOf('-'));
+  return TRIGGERS[aggregate]?.has(event.type) ? event.stream : undefined;
+}
+
 async function affected(
   event: StoredEvent,
   org: string,
@@ -70,9 +76,13 @@ async function affected(
  * environment's decider records `compliance_changed` if any artifact's
  * compliance or provenance moved. The command is decided against the
  * environment's stream, so a replay after a crash records nothing twice.
+ * A batch's events from one stream are assessed once, at the last of them:
+ * the reads are the batch's end either way (a trail of 500 attestations in a
+ * batch is one assessment, not 500 equal ones).
  */
 export const complianceReaction: Reaction = {
   name: 'compliance',
+  coalesceBy: triggeringStream,
   async react(event, reads, effects) {
     const org = event.metadata.org as string;
     const { environments, cause } = await affected(event, org, reads);

@@ -176,4 +176,42 @@ describe('Projector reactions append with the exact expected revision', () => {
     assert.deepEqual(checkpoints.load(), { 'reaction:counting': 3 });
     await real.close();
   });
+
+  it('a coalescing reaction reacts once per key and organization in a batch, at the last event, the rest in order', async () => {
+    const real = new SqliteEventStore({ path: ':memory:' });
+    const seen: string[] = [];
+    const latest: Reaction = {
+      name: 'latest',
+      coalesceBy: (e) => (e.type === 'trigger' ? e.stream : undefined),
+      react: (e) => {
+        seen.push(`${e.metadata.org as string} ${e.stream} ${e.type}:${e.data.n as number}`);
+        return [];
+      },
+    };
+    const at = (org: string, type: string, n: number): EventToAppend => ({
+      ...event(type, { n }),
+      metadata: { org },
+    });
+    await real.append('source-acme/a', [at('acme', 'trigger', 1), at('acme', 'trigger', 2)], 'any');
+    await real.append('source-acme/b', [at('acme', 'trigger', 3)], 'any');
+    await real.append('source-acme/a', [at('acme', 'other', 4), at('acme', 'trigger', 5)], 'any');
+    await real.append('source-globex/a', [at('globex', 'trigger', 6), at('globex', 'trigger', 7)], 'any');
+    // One batch for all of it; then a later batch, where the key is reacted to again.
+    const projector = new Projector(real, new MemoryReadStore(), [], { reactions: [latest], batchSize: 100 });
+    await projector.start();
+    await until(async () => seen.length === 4, 10_000);
+    await real.append('source-acme/a', [at('acme', 'trigger', 8)], 'any');
+    await until(async () => seen.length === 5, 10_000);
+    await projector.stop();
+    // Organizations' lanes run side by side: each one's order is the log's.
+    const of = (org: string) => seen.filter((s) => s.startsWith(`${org} `));
+    assert.deepEqual(of('acme'), [
+      'acme source-acme/b trigger:3',
+      'acme source-acme/a other:4',
+      'acme source-acme/a trigger:5',
+      'acme source-acme/a trigger:8',
+    ]);
+    assert.deepEqual(of('globex'), ['globex source-globex/a trigger:7']);
+    await real.close();
+  });
 });

@@ -83,8 +83,9 @@ export class ReactionRunner {
     for (const [index, reaction] of reactions.entries()) {
       const key = `reaction:${reaction.name}`;
       const done = doneUpTo(key);
+      const superseded = supersededIn(events, reaction);
       for (const event of events) {
-        if (event.position <= done) continue;
+        if (event.position <= done || superseded.has(event)) continue;
         if (this.slice.due) await this.slice.turn();
         try {
           // Most reactions answer most events at once, with nothing: no await for those.
@@ -98,4 +99,19 @@ export class ReactionRunner {
       }
     }
   }
+}
+
+/** The events of a lane a later event with the same key stands for (`Reaction.coalesceBy`). */
+function supersededIn(events: StoredEvent[], reaction: Reaction): Set<StoredEvent> {
+  const superseded = new Set<StoredEvent>();
+  if (!reaction.coalesceBy || reaction.needsReadModels === false) return superseded;
+  const last = new Map<string, StoredEvent>();
+  for (const event of events) {
+    const key = reaction.coalesceBy(event);
+    if (key === undefined) continue;
+    const before = last.get(key);
+    if (before) superseded.add(before);
+    last.set(key, event);
+  }
+  return superseded;
 }

@@ -44,6 +44,12 @@ export interface Reaction {
    * them, so what it starts does not wait for the read-model writes.
    */
   readonly needsReadModels?: boolean;
+  /**
+   * For a reaction that reads the read models (which it sees as of the end of the batch): the
+   * events of a batch with the same key would do the same work with the same reads, so only the
+   * last of them in each organization's lane is reacted to. Undefined: every event is.
+   */
+  coalesceBy?(event: StoredEvent): string | undefined;
   react(
     event: StoredEvent,
     reads: ProjectionReads,
