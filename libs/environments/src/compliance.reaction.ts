@@ -21,13 +21,13 @@ const TRIGGERS: Record<string, Set<string>> = {
   allowlist: new Set(['artifact_allowlisted']),
 };
 
-/** The environments (by name) whose running set `event` may judge differently, and why. */
 /** The stream an event that may change a judgement came from; undefined for any other event. */
 function triggeringStream(event: StoredEvent): string | undefined {
   const aggregate = event.stream.slice(0, event.stream.indexOf('-'));
   return TRIGGERS[aggregate]?.has(event.type) ? event.stream : undefined;
 }
 
+/** The environments (by name) whose running set `event` may judge differently, and why. */
 async function affected(
   event: StoredEvent,
   org: string,
@@ -36,7 +36,7 @@ async function affected(
   const aggregate = event.stream.slice(0, event.stream.indexOf('-'));
   const id = event.stream.slice(event.stream.indexOf('/') + 1);
   const none = { environments: [], cause: { event_type: event.type, subject: '' } };
-  if (!TRIGGERS[aggregate]?.has(event.type)) return none;
+  if (triggeringStream(event) === undefined) return none;
   const cause = { event_type: event.type, subject: `${aggregate} ${id}` };
   const running = (fingerprints: string[]) => environmentsRunning(reads, org, fingerprints);
   switch (aggregate) {
