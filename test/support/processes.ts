@@ -63,23 +63,18 @@ export function startProcess(
   };
 }
 
-/**
- * Reads until `ok` holds, 25 ms apart at first, then further apart (up to 250 ms): a long wait
- * must not load the service it waits on (in server mode each read is several round trips to the
- * read store, which the projector being waited for shares).
- */
 export async function eventually<T>(
   read: () => Promise<T>,
   ok: (v: T) => boolean,
   timeoutMs = 20_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  for (let pause = 25; ; pause = Math.min(250, Math.round(pause * 1.25))) {
+  for (;;) {
     const value = await read();
     if (ok(value)) return value;
     if (Date.now() > deadline)
       throw new Error(`condition not met in ${timeoutMs} ms; last value ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, pause));
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
 
