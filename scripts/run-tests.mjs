@@ -66,6 +66,16 @@ try {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     NODE_OPTIONS: withTestBuild(process.env.NODE_OPTIONS),
   };
+  // A whole run writes each file's time, slowest first, for the test-time goal (under 15 minutes);
+  // a subset's run leaves the last whole run's list as it was.
+  const whole = !unit && !only.length;
+  const timesFile = join(out, 'test-file-times.txt');
+  const fileTimes = whole
+    ? [
+        `--test-reporter=${join(root, 'scripts/file-times-reporter.mjs')}`,
+        `--test-reporter-destination=${timesFile}`,
+      ]
+    : [];
   const code = await new Promise((resolve) => {
     const child = spawn(
       process.execPath,
@@ -76,9 +86,7 @@ try {
         '--test-concurrency=1',
         '--test-reporter=spec',
         '--test-reporter-destination=stdout',
-        // Each file's time, slowest first, for the test-time goal (under 15 minutes).
-        `--test-reporter=${join(root, 'scripts/file-times-reporter.mjs')}`,
-        `--test-reporter-destination=${join(out, 'test-file-times.txt')}`,
+        ...fileTimes,
         ...files,
       ],
       { cwd: root, env, stdio: 'inherit' },
@@ -86,7 +94,7 @@ try {
     child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
   });
   process.exitCode = code;
-  if (!unit && !only.length) console.log(`# each file's time, slowest first: ${relative(root, join(out, 'test-file-times.txt'))}`);
+  if (whole) console.log(`# each file's time, slowest first: ${relative(root, timesFile)}`);
 } finally {
   for (const engine of engines.reverse()) await engine.stop();
 }
