@@ -1,3 +1,4 @@
+// des-test: alone (it measures the victim organization's latency and the RSS: nothing may run beside it)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MAX_JSON_DEPTH } from '#des/platform';

@@ -1,3 +1,4 @@
+// des-test: alone (it measures another organization's latency or the event loop's delay: nothing may run beside it)
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// des-test: alone (it measures another organization's latency or the event loop's delay: nothing may run beside it)
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
