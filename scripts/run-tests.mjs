@@ -31,8 +31,7 @@ function testFiles(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) found.push(...testFiles(path));
-    else if ((hostile ? /\.harness\.js$/ : unit ? /\.spec\.js$/ : /\.(spec|test)\.js$/).test(name))
-      found.push(path);
+    else if ((hostile ? /\.harness\.js$/ : /\.(spec|test)\.js$/).test(name)) found.push(path);
   }
   return found;
 }
@@ -116,19 +115,12 @@ try {
     });
   // Files that measure latency, loop delay or memory run alone, after the rest; the rest run
   // DES_TEST_CONCURRENCY at a time (default 2): they wait on conditions, never on the clock (ADR 0050).
-  const harnesses = files.filter((f) => f.endsWith('.harness.js'));
-  const alone = files.filter((f) => !harnesses.includes(f) && measuresTime(f));
-  const shared = files.filter((f) => !harnesses.includes(f) && !alone.includes(f));
+  const alone = files.filter(measuresTime);
+  const shared = files.filter((f) => !alone.includes(f));
   const concurrency = Math.max(1, Number(process.env.DES_TEST_CONCURRENCY ?? 2));
   const groups = [
     { files: shared, concurrency, times: `${timesFile}.shared`, why: '' },
     { files: alone, concurrency: 1, times: `${timesFile}.alone`, why: ' (they measure time: alone)' },
-    {
-      files: harnesses,
-      concurrency: 1,
-      times: `${timesFile}.harness`,
-      why: ' (the hostile-tenant harness, last)',
-    },
   ].filter((g) => g.files.length);
   let code = 0;
   const walls = [];
